@@ -1,0 +1,135 @@
+import { z } from "zod";
+
+/** Every kind of row the journal holds; the wire format of krply. */
+export const RecordTypeSchema = z.enum([
+  "event",
+  "baseline",
+  "gap",
+  "coverage_change",
+  "audit_correlation",
+  "snapshot",
+  "checkpoint",
+  "pruned",
+]);
+export type RecordType = z.infer<typeof RecordTypeSchema>;
+
+export const WatchTypeSchema = z.enum(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
+export type WatchType = z.infer<typeof WatchTypeSchema>;
+
+/** A stream is one list/watch: order holds inside it and never across streams. */
+export const StreamKeySchema = z.object({
+  clusterId: z.string().min(1),
+  group: z.string(), // "" for the core group
+  version: z.string().min(1),
+  resource: z.string().min(1), // plural, e.g. "configmaps"
+  namespace: z.string(), // "" means all namespaces / cluster scoped
+  selector: z.string(), // label selector, "" for none
+});
+export type StreamKey = z.infer<typeof StreamKeySchema>;
+
+export const ResourceRefSchema = z.object({
+  group: z.string(),
+  version: z.string(),
+  kind: z.string().min(1),
+  namespace: z.string(), // "" when cluster scoped
+  name: z.string().min(1),
+  uid: z.string(),
+  resourceVersion: z.string(),
+});
+export type ResourceRef = z.infer<typeof ResourceRefSchema>;
+
+/** Unknown CRD fields must survive, so objects are kept as loose JSON. */
+export const KubeObjectSchema = z.looseObject({
+  apiVersion: z.string().optional(),
+  kind: z.string().optional(),
+  metadata: z.looseObject({
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    uid: z.string().optional(),
+    resourceVersion: z.string().optional(),
+  }),
+});
+export type KubeObject = z.infer<typeof KubeObjectSchema>;
+
+export const ProvenanceSchema = z.object({
+  source: z.enum(["watch", "list", "audit", "import"]),
+  listResourceVersion: z.string().optional(),
+  connectionId: z.string().optional(),
+});
+
+export const GapSchema = z.object({
+  lastGoodResourceVersion: z.string(), // "" when nothing was durable yet
+  reason: z.string(),
+  detectedAt: z.string(),
+  resolvedByBaselineRv: z.string().optional(),
+});
+
+export const CoverageSchema = z.object({
+  state: z.enum(["available", "unavailable"]),
+  reason: z.string(),
+  httpStatus: z.number().int().optional(),
+});
+
+export const CheckpointSchema = z.object({
+  resourceVersion: z.string(),
+  bookmark: z.boolean(),
+});
+
+export const BaselinePayloadSchema = z.object({
+  listResourceVersion: z.string(),
+  objectCount: z.number().int().nonnegative(),
+});
+
+export const SnapshotPayloadSchema = z.object({
+  name: z.string(),
+  at: z.string(),
+  complete: z.boolean(),
+  watermarks: z.record(z.string(), z.string()), // streamId -> last durable RV at or before `at`
+  missing: z.array(z.string()),
+  warnings: z.array(z.string()),
+  objectCount: z.number().int().nonnegative(),
+});
+
+export const PrunedPayloadSchema = z.object({
+  before: z.string(), // history before this ISO time is gone
+  removedRecords: z.number().int().nonnegative(),
+  reason: z.enum(["bytes", "age"]),
+});
+
+export const AuditCorrelationSchema = z.object({
+  auditId: z.string(),
+  user: z.string(),
+  verb: z.string(),
+  userAgent: z.string().optional(),
+  sourceIPs: z.array(z.string()).optional(),
+});
+
+export const JournalRecordSchema = z.object({
+  type: RecordTypeSchema,
+  eventId: z.string().min(1),
+  ingestSeq: z.number().int().positive().optional(), // assigned by the journal on append
+  clusterId: z.string().min(1),
+  streamId: z.string().min(1),
+  observedAt: z.string(), // collector clock, ISO 8601; not the time of the change
+  watchType: WatchTypeSchema.optional(),
+  synthetic: z.boolean(),
+  resource: ResourceRefSchema.optional(),
+  objectHash: z.string().optional(),
+  object: KubeObjectSchema.optional(),
+  provenance: ProvenanceSchema.optional(),
+  gap: GapSchema.optional(),
+  coverage: CoverageSchema.optional(),
+  checkpoint: CheckpointSchema.optional(),
+  baseline: BaselinePayloadSchema.optional(),
+  snapshot: SnapshotPayloadSchema.optional(),
+  pruned: PrunedPayloadSchema.optional(),
+  audit: AuditCorrelationSchema.optional(),
+});
+export type JournalRecord = z.infer<typeof JournalRecordSchema>;
+
+/** One line of a watch stream, as the API server sends it. */
+export const WatchEventSchema = z.object({
+  type: WatchTypeSchema,
+  object: z.looseObject({}),
+});
+export type WatchEvent = z.infer<typeof WatchEventSchema>;

@@ -1,0 +1,38 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+
+const root = join(__dirname, "..", "..");
+const dist = join(root, "dist");
+
+describe("npm run build", () => {
+  beforeAll(() => {
+    // Offline by construction: pepr build only bundles with esbuild and renders templates.
+    execFileSync("npm", ["run", "build"], { cwd: root, stdio: "pipe", timeout: 240_000 });
+  }, 300_000);
+
+  it("produces the module bundle", () => {
+    const bundle = join(dist, "pepr-krply.js");
+    expect(statSync(bundle).size).toBeGreaterThan(10_000);
+    expect(readFileSync(bundle, "utf8")).toContain("replay-gate");
+  });
+
+  it("produces a Helm chart with the admission webhook and the module secret", () => {
+    const chart = join(dist, "krply-chart");
+    for (const f of ["Chart.yaml", "values.yaml", "values.schema.json"]) {
+      expect(existsSync(join(chart, f))).toBe(true);
+    }
+    expect(existsSync(join(chart, "templates", "validation-webhook.yaml"))).toBe(true);
+    expect(existsSync(join(chart, "templates", "module-secret.yaml"))).toBe(true);
+  });
+
+  it("renders manifests whose validating webhook fails closed", () => {
+    const docs = parseAllDocuments(readFileSync(join(dist, "pepr-module-krply.yaml"), "utf8")).map(
+      d => d.toJS(),
+    ) as { kind?: string; webhooks?: { failurePolicy: string; rules: unknown[] }[] }[];
+    const vwc = docs.find(d => d?.kind === "ValidatingWebhookConfiguration");
+    expect(vwc?.webhooks?.[0].failurePolicy).toBe("Fail");
+    expect(vwc?.webhooks?.[0].rules.length).toBeGreaterThan(0);
+  });
+});

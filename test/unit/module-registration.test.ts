@@ -1,0 +1,55 @@
+import { PeprValidateRequest } from "pepr";
+import type { AdmissionRequest } from "pepr/dist/lib/common-types";
+import { loadModuleInBuildMode } from "./helpers/load-module";
+
+function admission(labels: Record<string, string>, fieldManager?: string): AdmissionRequest {
+  const object = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "app-config", namespace: "replay-a", labels },
+    data: { a: "1" },
+  };
+  return {
+    uid: "req-1",
+    kind: { group: "", version: "v1", kind: "ConfigMap" },
+    resource: { group: "", version: "v1", resource: "configmaps" },
+    name: "app-config",
+    namespace: "replay-a",
+    operation: "CREATE",
+    userInfo: { username: "replayer" },
+    object,
+    options: fieldManager ? { fieldManager } : {},
+    dryRun: false,
+  } as unknown as AdmissionRequest;
+}
+
+describe("krply Pepr module in build mode", () => {
+  const caps = loadModuleInBuildMode();
+
+  it("registers the replay gate capability", () => {
+    expect(caps.map(c => c.name)).toEqual(expect.arrayContaining(["replay-gate"]));
+  });
+
+  it("binds the gate as a label-filtered Validate on create and update of any kind", () => {
+    const gate = caps.find(c => c.name === "replay-gate");
+    const validate = gate?.bindings.filter(b => b.isValidate) ?? [];
+    expect(validate).toHaveLength(1);
+    expect(validate[0].event).toBe("CREATEORUPDATE");
+    expect(validate[0].kind.kind).toBe("");
+    expect(validate[0].filters.labels).toEqual({ "krply.dev/plan": "" });
+  });
+
+  it("denies a labelled replay write with a clear message because no approved plan exists", async () => {
+    const gate = caps.find(c => c.name === "replay-gate");
+    const binding = gate!.bindings.find(b => b.isValidate)!;
+    const req = new PeprValidateRequest(
+      admission({ "krply.dev/plan": "p-123" }, "krply-plan-p-123"),
+    );
+    const res = await binding.validateCallback!(req);
+    expect(res.allowed).toBe(false);
+    expect(res.statusMessage).toMatch(
+      /krply replay gate denied CREATE of ConfigMap replay-a\/app-config/,
+    );
+    expect(res.statusMessage).toMatch(/no approved replay plan/);
+  });
+});
