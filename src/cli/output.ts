@@ -1,0 +1,36 @@
+import { stringify } from "yaml";
+import type { GlobalOptions } from "./program";
+
+/** An answer plus the coverage warnings that must travel with it. */
+export interface Answer<T> {
+  data: T;
+  warnings: string[];
+}
+
+/** Prints an answer in the chosen format; warnings go next to it, never dropped. */
+export function printAnswer<T>(
+  opts: Pick<GlobalOptions, "output">,
+  answer: Answer<T>,
+  renderText: (data: T) => string,
+  out: NodeJS.WritableStream = process.stdout,
+): void {
+  if (opts.output === "json") {
+    out.write(`${JSON.stringify(answer, null, 2)}\n`);
+    return;
+  }
+  if (opts.output === "yaml") {
+    out.write(stringify(answer));
+    return;
+  }
+  const text = renderText(answer.data);
+  out.write(text.endsWith("\n") ? text : `${text}\n`);
+  for (const w of answer.warnings) out.write(`WARNING: ${w}\n`);
+}
+
+/** Renders rows as an aligned text table. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map(r => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
+  return [line(headers), ...rows.map(line)].join("\n");
+}
