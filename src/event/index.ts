@@ -1,0 +1,22 @@
+export * from "./schema";
+export { streamIdOf, parseStreamId } from "./stream-id";
+export { eventIdFor, recordIdFor, objectHash, canonicalJson } from "./ids";
+export type { LiveEventIdInput, BaselineEventIdInput } from "./ids";
+export {
+  GLOBAL_STREAM_ID,
+  resourceRefOf,
+  eventRecord,
+  baselineRecords,
+  gapRecord,
+  coverageRecord,
+  checkpointRecord,
+  snapshotRecord,
+  auditCorrelationRecord,
+} from "./records";
+export type {
+  EventInput,
+  BaselineInput,
+  GapInput,
+  CoverageInput,
+  CheckpointInput,
+} from "./records";

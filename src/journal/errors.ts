@@ -1,0 +1,28 @@
+import { JournalError } from "./types";
+
+// SQLite result codes (primary code is the low byte of the extended code string's family).
+const DISK_FULL = new Set(["SQLITE_FULL"]);
+const IO_PREFIX = "SQLITE_IOERR";
+
+/** Maps a thrown SQLite/Node error to a typed JournalError, keeping the original as cause. */
+export function toJournalError(err: unknown, what: string): JournalError {
+  if (err instanceof JournalError) return err;
+  const code = (err as { code?: unknown })?.code;
+  const msg = err instanceof Error ? err.message : String(err);
+  if (typeof code === "string") {
+    if (DISK_FULL.has(code) || (code === "SQLITE_IOERR_WRITE" && /space/i.test(msg))) {
+      return new JournalError(`${what}: disk full (${msg})`, "DISK_FULL", { cause: err });
+    }
+    if (code === "EFBIG" || code === "ENOSPC") {
+      return new JournalError(`${what}: disk full (${msg})`, "DISK_FULL", { cause: err });
+    }
+    if (code.startsWith(IO_PREFIX))
+      return new JournalError(`${what}: I/O error (${msg})`, "IO", { cause: err });
+    if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") {
+      return new JournalError(`${what}: journal is corrupt (${msg})`, "CORRUPT", { cause: err });
+    }
+    if (code === "SQLITE_READONLY")
+      return new JournalError(`${what}: ${msg}`, "READONLY", { cause: err });
+  }
+  return new JournalError(`${what}: ${msg}`, "IO", { cause: err });
+}

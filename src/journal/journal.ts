@@ -1,0 +1,279 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
+import Database from "better-sqlite3";
+import type { JournalRecord } from "../event/schema";
+import { logger } from "../log/logger";
+import { LruCache, type CachedVersion } from "./cache";
+import type { CodecOptions } from "./codec";
+import { toJournalError } from "./errors";
+import { runFsck } from "./fsck";
+import { gapsWithResolution, objectAt } from "./object-at";
+import { controlRecords, listStreams, objectHistory, queryEvents } from "./readers";
+import type { RedactPolicy } from "./redact";
+import { Retention } from "./retention";
+import { migrate } from "./schema-sql";
+import { Store } from "./store";
+import {
+  JournalError,
+  type AppendBatch,
+  type AppendResult,
+  type EventPage,
+  type EventQuery,
+  type FsckReport,
+  type Journal,
+  type JournalOptions,
+  type ObjectAtResult,
+  type ObjectSelector,
+  type PointInTime,
+  type StreamInfo,
+  type StreamState,
+} from "./types";
+import { appendInTxn, writerStatements, type WriterState, type WriterStatements } from "./writer";
+
+const log = logger("journal");
+
+export const DEFAULTS = {
+  busyTimeoutMs: 5000,
+  keyframeEvery: 32,
+  lastVersionCacheSize: 10_000,
+  deflateMinBytes: 384,
+  sync: "FULL" as const,
+};
+
+function metaValue(db: Database.Database, key: string): string | null {
+  const r = db.prepare("SELECT value FROM meta WHERE key=?").get(key) as
+    | { value: string }
+    | undefined;
+  return r?.value ?? null;
+}
+
+class SqliteJournal implements Journal {
+  readonly readonly: boolean;
+  private readonly db: Database.Database;
+  private readonly store: Store;
+  private readonly w: WriterState | null = null;
+  private readonly st: WriterStatements | null = null;
+  private readonly retention: Retention | null = null;
+  private closed = false;
+
+  constructor(
+    readonly path: string,
+    private readonly options: JournalOptions,
+  ) {
+    this.readonly = options.readonly ?? false;
+    if (this.readonly && !existsSync(path))
+      throw new JournalError(`journal ${path} does not exist`, "INVALID");
+    const dbOpts: Database.Options = { readonly: this.readonly, fileMustExist: this.readonly };
+    if (options.nativeBinding) dbOpts.nativeBinding = options.nativeBinding;
+    try {
+      this.db = new Database(path, dbOpts);
+    } catch (err) {
+      throw toJournalError(err, `open ${path}`);
+    }
+    try {
+      this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs}`);
+      if (!this.readonly) {
+        this.db.pragma("journal_mode = WAL");
+        // FULL: a committed append survives power loss. NORMAL: survives a process crash, may lose
+        // the last commits on power loss, never corrupts. See docs/consistency.md.
+        this.db.pragma(`synchronous = ${options.sync ?? DEFAULTS.sync}`);
+      }
+      migrate(this.db, this.readonly);
+      this.store = new Store(this.db);
+      if (!this.readonly) {
+        let salt = metaValue(this.db, "redact_salt");
+        if (!salt) {
+          salt = randomBytes(16).toString("hex");
+          this.db.prepare("INSERT INTO meta (key, value) VALUES ('redact_salt', ?)").run(salt);
+        }
+        const codec: CodecOptions = {
+          keyframeEvery: Math.max(1, options.keyframeEvery ?? DEFAULTS.keyframeEvery),
+          deflateMinBytes: DEFAULTS.deflateMinBytes,
+        };
+        const policy: RedactPolicy = {
+          kinds: new Set(["Secret", ...(options.redact?.kinds ?? [])]),
+          configMapKeyPatterns: options.redact?.configMapKeyPatterns ?? [],
+          salt,
+        };
+        this.w = {
+          store: this.store,
+          cache: new LruCache<number, CachedVersion>(
+            options.lastVersionCacheSize ?? DEFAULTS.lastVersionCacheSize,
+          ),
+          policy,
+          codec,
+          nextSeq: this.maxSeq() + 1,
+          duplicates: 0,
+        };
+        this.st = writerStatements(this.db);
+        if (options.retention && (options.retention.maxBytes || options.retention.maxAgeMs)) {
+          this.retention = new Retention(this.db, this.store, path, options.retention, codec);
+        }
+      }
+    } catch (err) {
+      this.db.close();
+      throw toJournalError(err, `open ${path}`);
+    }
+  }
+
+  private maxSeq(): number {
+    const r = this.db.prepare("SELECT max(seq) AS s FROM records").get() as { s: number | null };
+    const last = Number(metaValue(this.db, "last_seq") ?? 0);
+    return Math.max(r.s ?? 0, last);
+  }
+
+  private live(): void {
+    if (this.closed) throw new JournalError(`journal ${this.path} is closed`, "CLOSED");
+  }
+
+  private writable(): { w: WriterState; st: WriterStatements } {
+    this.live();
+    if (!this.w || !this.st)
+      throw new JournalError(`journal ${this.path} is open read-only`, "READONLY");
+    return { w: this.w, st: this.st };
+  }
+
+  append(batch: AppendBatch): AppendResult {
+    const { w, st } = this.writable();
+    if (batch.records.length === 0 && batch.checkpoints.length === 0 && !batch.streams?.length) {
+      return { appended: 0, duplicates: 0, firstSeq: null, lastSeq: null };
+    }
+    try {
+      return this.commit(w, st, batch);
+    } catch (err) {
+      const e = toJournalError(err, "append");
+      if (e.code !== "DISK_FULL" || !this.retention) throw e;
+      // Over budget: make room from the oldest history, then try the batch once more.
+      log.warn({ err: e.message }, "append hit the size cap; pruning and retrying");
+      this.prune(new Date(), true);
+      try {
+        return this.commit(w, st, batch);
+      } catch (err2) {
+        throw toJournalError(err2, "append after prune");
+      }
+    }
+  }
+
+  private commit(w: WriterState, st: WriterStatements, batch: AppendBatch): AppendResult {
+    let out: ReturnType<typeof appendInTxn>;
+    try {
+      out = this.db.transaction(() => appendInTxn(w, st, batch)).immediate();
+    } catch (err) {
+      // The transaction rolled back; in-memory registries may name rows that no longer exist.
+      this.store.reloadStreams();
+      this.store.forgetObjects();
+      throw err;
+    }
+    w.nextSeq = out.nextSeq;
+    w.duplicates += out.duplicates;
+    for (const [id, v] of out.pending) w.cache.set(id, v);
+    if (this.retention?.due()) this.prune(new Date());
+    return out.result;
+  }
+
+  streams(): StreamInfo[] {
+    this.live();
+    return listStreams(this.store);
+  }
+
+  setStreamState(streamId: string, state: StreamState): void {
+    this.writable();
+    const info = this.db
+      .prepare("UPDATE streams SET state=? WHERE stream_id=?")
+      .run(state, streamId);
+    if (info.changes === 0) throw new JournalError(`unknown stream ${streamId}`, "INVALID");
+  }
+
+  events(query: EventQuery): EventPage {
+    this.live();
+    return queryEvents(this.store, query);
+  }
+
+  objectHistory(sel: ObjectSelector): JournalRecord[] {
+    this.live();
+    return objectHistory(this.store, sel);
+  }
+
+  objectAt(sel: ObjectSelector, at: PointInTime): ObjectAtResult {
+    this.live();
+    return objectAt(this.store, sel, at, metaValue(this.db, "pruned_before"));
+  }
+
+  baselines(streamId?: string): JournalRecord[] {
+    this.live();
+    return controlRecords(this.store, "baseline", streamId);
+  }
+
+  gaps(streamId?: string): JournalRecord[] {
+    this.live();
+    return gapsWithResolution(this.store, streamId).map(g => g.record);
+  }
+
+  snapshots(): JournalRecord[] {
+    this.live();
+    return controlRecords(this.store, "snapshot");
+  }
+
+  prune(now?: Date, force = false): JournalRecord | null {
+    const { w } = this.writable();
+    if (!this.retention) return null;
+    try {
+      const rec = this.retention.run(now ?? new Date(), force, w.nextSeq);
+      if (rec) {
+        w.nextSeq = rec.ingestSeq! + 1;
+        // Pruning rewrites chains into keyframes, so cached chain lengths are stale.
+        w.cache.clear();
+      }
+      return rec;
+    } catch (err) {
+      this.store.reloadStreams();
+      this.store.forgetObjects();
+      throw toJournalError(err, "prune");
+    }
+  }
+
+  fsck(): FsckReport {
+    this.live();
+    return runFsck(this.store);
+  }
+
+  sizeBytes(): number {
+    this.live();
+    let total = 0;
+    for (const p of [this.path, `${this.path}-wal`]) {
+      if (existsSync(p)) total += statSync(p).size;
+    }
+    return total;
+  }
+
+  stats(): { duplicates: number; cacheHits: number; cacheMisses: number; records: number } {
+    this.live();
+    const r = this.db.prepare("SELECT count(*) AS n FROM records").get() as { n: number };
+    return {
+      duplicates: this.w?.duplicates ?? 0,
+      cacheHits: this.w?.cache.hits ?? 0,
+      cacheMisses: this.w?.cache.misses ?? 0,
+      records: r.n,
+    };
+  }
+
+  /** Runs a WAL checkpoint (TRUNCATE), so the -wal file stops counting toward size. */
+  checkpointWal(): void {
+    this.writable();
+    this.db.pragma("wal_checkpoint(TRUNCATE)");
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+/** Opens (creating and migrating if needed) the journal at path. */
+export function openJournal(
+  path: string,
+  options: JournalOptions = {},
+): Journal & { checkpointWal(): void } {
+  return new SqliteJournal(path, options);
+}

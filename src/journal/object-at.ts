@@ -1,0 +1,151 @@
+import type { JournalRecord } from "../event/schema";
+import { controlRecords, objectIds } from "./readers";
+import { decodeRow } from "./rows";
+import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
+import type { RecordRow, Store } from "./store";
+import { JournalError, type ObjectAtResult, type ObjectSelector, type PointInTime } from "./types";
+
+const COLS = "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body";
+const BASELINE = TYPE_CODES.indexOf("baseline");
+const DELETED = WATCH_CODES.indexOf("DELETED");
+
+export interface GapWindow {
+  streamId: string;
+  gapSeq: number;
+  /** Last moment the stream was known good (observedAt of the record before the gap). */
+  from: string;
+  /** When the resolving baseline was listed; null while the gap is open. */
+  to: string | null;
+  resolvedByBaselineRv: string | null;
+}
+
+/** Gap records with their resolution filled in from the first baseline that followed them. */
+export function gapsWithResolution(
+  store: Store,
+  streamId?: string,
+): { record: JournalRecord; window: GapWindow }[] {
+  const gaps = controlRecords(store, "gap", streamId);
+  const markerAfter = store.db.prepare(
+    "SELECT observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? ORDER BY seq LIMIT 1",
+  );
+  const before = store.db.prepare(
+    "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq DESC LIMIT 1",
+  );
+  return gaps.map(g => {
+    const s = store.streamsById.get(g.streamId)!;
+    const m = markerAfter.get(BASELINE, s.id, g.ingestSeq) as
+      | { observed_at: number; rv: string }
+      | undefined;
+    const b = before.get(s.id, g.ingestSeq) as { observed_at: number } | undefined;
+    const record: JournalRecord = m ? { ...g, gap: { ...g.gap!, resolvedByBaselineRv: m.rv } } : g;
+    return {
+      record,
+      window: {
+        streamId: g.streamId,
+        gapSeq: g.ingestSeq!,
+        from: b ? new Date(b.observed_at).toISOString() : g.observedAt,
+        to: m ? new Date(m.observed_at).toISOString() : null,
+        resolvedByBaselineRv: m?.rv ?? null,
+      },
+    };
+  });
+}
+
+function inWindow(t: number, w: GapWindow): boolean {
+  return t > Date.parse(w.from) && (w.to === null || t < Date.parse(w.to));
+}
+
+/** The object as it stood at a time or at a resource version of one stream, with gaps and warnings. */
+export function objectAt(
+  store: Store,
+  sel: ObjectSelector,
+  at: PointInTime,
+  prunedHorizon: string | null,
+): ObjectAtResult {
+  store.reloadStreams();
+  const ids = objectIds(store, sel);
+  const warnings: string[] = [];
+  const label = `${sel.kind} ${sel.namespace ? sel.namespace + "/" : ""}${sel.name}`;
+  let row: RecordRow | undefined;
+  let pointMs: number;
+  if ("time" in at) {
+    pointMs = Date.parse(at.time);
+    if (Number.isNaN(pointMs)) throw new JournalError(`time "${at.time}" is not a date`, "INVALID");
+    const stmt = store.db.prepare(
+      `SELECT ${COLS} FROM records WHERE object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
+    );
+    for (const id of ids) {
+      const r = stmt.get(id, pointMs) as RecordRow | undefined;
+      if (r && (!row || r.seq > row.seq)) row = r;
+    }
+  } else {
+    const s = store.streamsById.get(at.streamId);
+    if (!s) throw new JournalError(`unknown stream ${at.streamId}`, "INVALID");
+    // RVs are opaque: the position is the last record of this stream that carries the RV.
+    const pos = store.db
+      .prepare("SELECT max(seq) AS seq FROM records WHERE stream=? AND rv=?")
+      .get(s.id, at.resourceVersion) as { seq: number | null };
+    if (pos.seq === null) {
+      warnings.push(
+        `resourceVersion ${at.resourceVersion} was never recorded on stream ${at.streamId}`,
+      );
+      return { record: null, exists: false, warnings, inGap: false, prunedBefore: prunedHorizon };
+    }
+    const posRow = store.db.prepare("SELECT observed_at FROM records WHERE seq=?").get(pos.seq) as {
+      observed_at: number;
+    };
+    pointMs = posRow.observed_at;
+    const stmt = store.db.prepare(
+      `SELECT ${COLS} FROM records WHERE object=? AND stream=? AND seq<=? ORDER BY seq DESC LIMIT 1`,
+    );
+    for (const id of ids) {
+      const r = stmt.get(id, s.id, pos.seq) as RecordRow | undefined;
+      if (r && (!row || r.seq > row.seq)) row = r;
+    }
+  }
+  if (ids.length > 1)
+    warnings.push(`${label} matches ${ids.length} API groups; pass group to choose one`);
+
+  let prunedBefore: string | null = null;
+  if (prunedHorizon && pointMs < Date.parse(prunedHorizon)) {
+    prunedBefore = prunedHorizon;
+    warnings.push(`history before ${prunedHorizon} was pruned; the answer may be incomplete`);
+  }
+  let inGap = false;
+  const streamId = row ? store.streams.get(row.stream)!.streamId : undefined;
+  for (const { window } of gapsWithResolution(store, streamId)) {
+    if (inWindow(pointMs, window)) {
+      inGap = true;
+      warnings.push(
+        `stream ${window.streamId} has a gap from ${window.from} to ${window.to ?? "now (unresolved)"}; changes in it are unknown`,
+      );
+    }
+  }
+  if (!row) return { record: null, exists: false, warnings, inGap, prunedBefore };
+
+  const record = decodeRow(store, row);
+  if (row.watch === DELETED) {
+    warnings.push(
+      `${label} was deleted at ${record.observedAt} (resourceVersion ${row.rv ?? "?"})`,
+    );
+    return { record: null, exists: false, warnings, inGap, prunedBefore };
+  }
+  // A later baseline of the same stream that did not list the object means it vanished in a gap.
+  const marker = store.db
+    .prepare(
+      `SELECT seq, observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? AND observed_at<=?
+       ORDER BY seq DESC LIMIT 1`,
+    )
+    .get(BASELINE, row.stream, row.seq, pointMs) as
+    | { seq: number; observed_at: number; rv: string }
+    | undefined;
+  const ownList =
+    record.type === "baseline" && record.provenance?.listResourceVersion === marker?.rv;
+  if (marker && !ownList) {
+    warnings.push(
+      `${label} was absent from the baseline listed at ${new Date(marker.observed_at).toISOString()}; it was deleted during a gap`,
+    );
+    return { record: null, exists: false, warnings, inGap, prunedBefore };
+  }
+  return { record, exists: true, warnings, inGap, prunedBefore };
+}

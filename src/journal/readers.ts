@@ -1,0 +1,185 @@
+import type { JournalRecord, RecordType } from "../event/schema";
+import { applyPatchBody, ENC_MASK, ENC_PATCH } from "./codec";
+import { decodeRow } from "./rows";
+import { TYPE_CODES } from "./schema-sql";
+import type { RecordRow, Store } from "./store";
+import {
+  JournalError,
+  type EventPage,
+  type EventQuery,
+  type ObjectSelector,
+  type StreamInfo,
+  type StreamState,
+} from "./types";
+
+const COLS =
+  "r.seq, r.event_id, r.type, r.stream, r.object, r.observed_at, r.watch, r.rv, r.flags, r.hash, r.meta, r.body";
+const DEFAULT_LIMIT = 500;
+const MAX_LIMIT = 5000;
+
+const code = (t: RecordType): number => TYPE_CODES.indexOf(t);
+
+/** Lists streams with their durable position, baseline and gap state. */
+export function listStreams(store: Store): StreamInfo[] {
+  store.reloadStreams();
+  const rows = store.db
+    .prepare(
+      `SELECT s.id, s.stream_id, s.last_rv, s.last_observed_at, s.last_baseline_seq, s.state,
+         (SELECT count(*) FROM records r WHERE r.object IS NULL AND r.type=? AND r.stream=s.id
+            AND r.seq > coalesce(s.last_baseline_seq, 0)) AS open_gaps
+       FROM streams s WHERE s.stream_id <> '*' ORDER BY s.id`,
+    )
+    .all(code("gap")) as {
+    id: number;
+    stream_id: string;
+    last_rv: string | null;
+    last_observed_at: string | null;
+    last_baseline_seq: number | null;
+    state: StreamState;
+    open_gaps: number;
+  }[];
+  return rows.map(r => ({
+    streamId: r.stream_id,
+    key: store.streams.get(r.id)!.key!,
+    lastResourceVersion: r.last_rv,
+    lastObservedAt: r.last_observed_at,
+    baselinePresent: r.last_baseline_seq !== null,
+    openGaps: r.open_gaps,
+    // An unresolved gap degrades an otherwise active stream; explicit states win.
+    state: r.state === "active" && r.open_gaps > 0 ? "degraded" : r.state,
+  }));
+}
+
+/** Encodes a position as an opaque cursor. */
+export function encodeCursor(seq: number): string {
+  return Buffer.from(JSON.stringify({ v: 1, s: seq })).toString("base64url");
+}
+
+function decodeCursor(cursor: string): number {
+  try {
+    const c = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as {
+      v?: number;
+      s?: number;
+    };
+    if (c.v === 1 && typeof c.s === "number" && Number.isInteger(c.s)) return c.s;
+  } catch (err) {
+    throw new JournalError(`invalid cursor "${cursor}"`, "INVALID", { cause: err });
+  }
+  throw new JournalError(`invalid cursor "${cursor}"`, "INVALID");
+}
+
+function ms(iso: string, what: string): number {
+  const v = Date.parse(iso);
+  if (Number.isNaN(v)) throw new JournalError(`${what} "${iso}" is not a date`, "INVALID");
+  return v;
+}
+
+/** Pages through records in ingest order with optional filters. */
+export function queryEvents(store: Store, q: EventQuery & { includeObjects?: boolean }): EventPage {
+  store.reloadStreams();
+  const where: string[] = ["r.seq > ?"];
+  const args: unknown[] = [q.cursor ? decodeCursor(q.cursor) : 0];
+  let join = "";
+  if (q.streamId) {
+    const s = store.streamsById.get(q.streamId);
+    if (!s) return { records: [], nextCursor: null };
+    where.push("r.stream = ?");
+    args.push(s.id);
+  }
+  if (q.clusterId) {
+    join += " JOIN streams s ON s.id = r.stream";
+    where.push("(s.cluster_id = ? OR s.stream_id = '*')");
+    args.push(q.clusterId);
+  }
+  if (q.kind || q.namespace !== undefined || q.name) {
+    join += " JOIN objects o ON o.id = r.object";
+    const add = (clause: string, v: unknown): void => {
+      where.push(clause);
+      args.push(v);
+    };
+    if (q.kind) add("o.kind = ?", q.kind);
+    if (q.namespace !== undefined) add("o.namespace = ?", q.namespace);
+    if (q.name) add("o.name = ?", q.name);
+  }
+  if (q.since) {
+    where.push("r.observed_at >= ?");
+    args.push(ms(q.since, "since"));
+  }
+  if (q.until) {
+    where.push("r.observed_at <= ?");
+    args.push(ms(q.until, "until"));
+  }
+  if (q.types && q.types.length > 0) {
+    where.push(`r.type IN (${q.types.map(() => "?").join(",")})`);
+    args.push(...q.types.map(code));
+  }
+  const limit = Math.min(Math.max(q.limit ?? DEFAULT_LIMIT, 1), MAX_LIMIT);
+  const rows = store.db
+    .prepare(
+      `SELECT ${COLS} FROM records r${join} WHERE ${where.join(" AND ")} ORDER BY r.seq LIMIT ?`,
+    )
+    .all(...args, limit + 1) as RecordRow[];
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const records = page.map(r =>
+    decodeRow(store, q.includeObjects === false ? { ...r, body: null } : r),
+  );
+  return { records, nextCursor: more ? encodeCursor(page[page.length - 1].seq) : null };
+}
+
+/** Object identity ids matching a selector (all groups when the group is left out). */
+export function objectIds(store: Store, sel: ObjectSelector): number[] {
+  if (sel.group !== undefined) {
+    const id = store.objectId(sel.clusterId, sel.group, sel.kind, sel.namespace, sel.name, false);
+    return id === null ? [] : [id];
+  }
+  const rows = store.db
+    .prepare("SELECT id FROM objects WHERE cluster_id=? AND kind=? AND namespace=? AND name=?")
+    .all(sel.clusterId, sel.kind, sel.namespace, sel.name) as { id: number }[];
+  return rows.map(r => r.id);
+}
+
+/** Every stored version of an object, in ingest order, across deletes and re-creates. */
+export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[] {
+  store.reloadStreams();
+  const ids = objectIds(store, sel);
+  if (ids.length === 0) return [];
+  const rows = store.db
+    .prepare(
+      `SELECT ${COLS} FROM records r WHERE r.object IN (${ids.map(() => "?").join(",")}) ORDER BY r.seq`,
+    )
+    .all(...ids) as RecordRow[];
+  // Walk each object's chain once instead of rebuilding every version from its keyframe.
+  const current = new Map<number, unknown>();
+  return rows.map(row => {
+    const obj = nextVersion(store, row, current.get(row.object!));
+    current.set(row.object!, obj);
+    return decodeRow(store, row, structuredClone(obj));
+  });
+}
+
+function nextVersion(store: Store, row: RecordRow, prev: unknown): unknown {
+  if ((row.flags & ENC_MASK) === ENC_PATCH && prev !== undefined) {
+    return applyPatchBody(prev, row.flags, row.body!);
+  }
+  return store.versionAt(row.object!, row.seq).object;
+}
+
+/** Control records (baselines markers, gaps, snapshots, ...) of a type, optionally for one stream. */
+export function controlRecords(store: Store, type: RecordType, streamId?: string): JournalRecord[] {
+  store.reloadStreams();
+  const args: unknown[] = [code(type)];
+  let extra = "";
+  if (streamId) {
+    const s = store.streamsById.get(streamId);
+    if (!s) return [];
+    extra = " AND r.stream = ?";
+    args.push(s.id);
+  }
+  const rows = store.db
+    .prepare(
+      `SELECT ${COLS} FROM records r WHERE r.object IS NULL AND r.type = ?${extra} ORDER BY r.seq`,
+    )
+    .all(...args) as RecordRow[];
+  return rows.map(r => decodeRow(store, r));
+}

@@ -1,0 +1,231 @@
+import type Database from "better-sqlite3";
+import { recordIdFor } from "../event/ids";
+import type { JournalRecord } from "../event/schema";
+import { logger } from "../log/logger";
+import { encodeKeyframe, ENC_KEYFRAME, ENC_MASK, type CodecOptions } from "./codec";
+import { packId } from "./rows";
+import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
+import type { Store } from "./store";
+import type { RetentionOptions } from "./types";
+
+const log = logger("journal.retention");
+const T = (t: JournalRecord["type"]): number => TYPE_CODES.indexOf(t);
+const DELETED = WATCH_CODES.indexOf("DELETED");
+// The main file is capped below the budget so the WAL fits in the remaining slack (budget + 10%).
+const MAIN_SHARE = 0.95;
+const WAL_SHARE = 0.05;
+const PRUNE_AT = 0.85; // of the main-file cap
+const PRUNE_TO = 0.6;
+const AGE_CHECK_MS = 60_000;
+
+/** Byte-budget and age retention: prunes oldest history, keeping a keyframe per live object. */
+export class Retention {
+  private readonly pageSize: number;
+  private readonly capPages: number | null;
+  private lastAgeCheck = 0;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly store: Store,
+    private readonly path: string,
+    private readonly opts: RetentionOptions,
+    private readonly codec: CodecOptions,
+  ) {
+    this.pageSize = db.pragma("page_size", { simple: true }) as number;
+    this.capPages = null;
+    if (opts.maxBytes) {
+      const cap = Math.max(16, Math.floor((opts.maxBytes * MAIN_SHARE) / this.pageSize));
+      this.capPages = cap;
+      db.pragma(`max_page_count = ${cap}`);
+      db.pragma(
+        `wal_autocheckpoint = ${Math.max(8, Math.floor((opts.maxBytes * WAL_SHARE) / this.pageSize / 2))}`,
+      );
+      db.pragma(`journal_size_limit = ${Math.floor(opts.maxBytes * WAL_SHARE)}`);
+    }
+  }
+
+  private usedPages(): number {
+    const pages = this.db.pragma("page_count", { simple: true }) as number;
+    const free = this.db.pragma("freelist_count", { simple: true }) as number;
+    return pages - free;
+  }
+
+  /** Cheap check after each commit: over the high-water mark, or (once a minute) past max age. */
+  due(now = Date.now()): boolean {
+    if (this.capPages && this.usedPages() > this.capPages * PRUNE_AT) return true;
+    if (this.opts.maxAgeMs && now - this.lastAgeCheck > AGE_CHECK_MS) {
+      this.lastAgeCheck = now;
+      const r = this.db.prepare("SELECT observed_at FROM records ORDER BY seq LIMIT 1").get() as
+        | { observed_at: number }
+        | undefined;
+      return r !== undefined && r.observed_at < now - this.opts.maxAgeMs;
+    }
+    return false;
+  }
+
+  private cutForAge(now: Date): number {
+    if (!this.opts.maxAgeMs) return 0;
+    const horizon = now.getTime() - this.opts.maxAgeMs;
+    const r = this.db
+      .prepare("SELECT min(seq) AS s FROM records WHERE observed_at >= ?")
+      .get(horizon) as {
+      s: number | null;
+    };
+    const max = this.db.prepare("SELECT max(seq) AS s FROM records").get() as { s: number | null };
+    return r.s ?? (max.s ?? 0) + 1;
+  }
+
+  private cutForBytes(force: boolean): number {
+    if (!this.capPages) return 0;
+    const used = this.usedPages();
+    if (!force && used <= this.capPages * PRUNE_AT) return 0;
+    const target = this.capPages * PRUNE_TO;
+    const count = (this.db.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n;
+    if (count === 0) return 0;
+    const drop = Math.min(count - 1, Math.ceil(((used - target) / used) * count));
+    const r = this.db
+      .prepare("SELECT seq FROM records ORDER BY seq LIMIT 1 OFFSET ?")
+      .get(Math.max(0, drop)) as { seq: number } | undefined;
+    return r?.seq ?? 0;
+  }
+
+  /** Prunes if rules demand it (or force); returns the `pruned` record written, or null. */
+  run(now: Date, force: boolean, nextSeq: number): JournalRecord | null {
+    const cut = Math.max(this.cutForAge(now), this.cutForBytes(force));
+    const min = (this.db.prepare("SELECT min(seq) AS s FROM records").get() as { s: number | null })
+      .s;
+    if (min === null || cut <= min) return null;
+    const reason: "bytes" | "age" = this.cutForAge(now) >= cut ? "age" : "bytes";
+    const rec = this.db.transaction(() => this.pruneBelow(cut, now, nextSeq, reason)).immediate();
+    if (rec) {
+      const res = this.db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+      if (res[0]?.busy)
+        log.info("WAL checkpoint after prune was blocked by a reader; it will shrink later");
+      log.info(
+        { before: rec.pruned?.before, removed: rec.pruned?.removedRecords, path: this.path },
+        "pruned",
+      );
+    }
+    return rec;
+  }
+
+  private pruneBelow(
+    cut: number,
+    now: Date,
+    nextSeq: number,
+    reason: "bytes" | "age",
+  ): JournalRecord | null {
+    const db = this.db;
+    db.exec("CREATE TEMP TABLE IF NOT EXISTS keep (seq INTEGER PRIMARY KEY); DELETE FROM keep;");
+    const keep = db.prepare("INSERT OR IGNORE INTO keep (seq) VALUES (?)");
+    const rewrites: { seq: number; flags: number; body: Buffer }[] = [];
+    const rowAt = db.prepare(
+      "SELECT seq, stream, object, watch, flags, meta FROM records WHERE seq=?",
+    );
+    const laterMarker = db.prepare(
+      "SELECT rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? AND seq<? ORDER BY seq DESC LIMIT 1",
+    );
+    const keepVersion = (seq: number): void => {
+      const r = rowAt.get(seq) as {
+        seq: number;
+        stream: number;
+        object: number;
+        watch: number | null;
+        flags: number;
+        meta: string | null;
+      };
+      if (r.watch === DELETED) return;
+      const m = laterMarker.get(T("baseline"), r.stream, r.seq, cut) as { rv: string } | undefined;
+      const listRv = r.meta
+        ? (JSON.parse(r.meta) as { p?: { listResourceVersion?: string } }).p?.listResourceVersion
+        : undefined;
+      if (m && m.rv !== listRv) return; // vanished during a gap: nothing exists to keep
+      keep.run(seq);
+      if ((r.flags & ENC_MASK) !== ENC_KEYFRAME) {
+        const k = encodeKeyframe(this.store.versionAt(r.object, seq).object, this.codec);
+        rewrites.push({ seq, flags: (r.flags & ~7) | k.enc, body: k.body });
+      }
+    };
+    const lasts = db
+      .prepare(
+        "SELECT object, max(seq) AS seq FROM records WHERE seq < ? AND object IS NOT NULL GROUP BY object",
+      )
+      .all(cut) as { object: number; seq: number }[];
+    for (const l of lasts) keepVersion(l.seq);
+    // Stream positions, open gaps, latest baselines, snapshots and earlier prune markers stay.
+    for (const s of db.prepare("SELECT id, last_rv, last_baseline_seq FROM streams").all() as {
+      id: number;
+      last_rv: string | null;
+      last_baseline_seq: number | null;
+    }[]) {
+      if (s.last_rv !== null) {
+        const p = db
+          .prepare(
+            "SELECT max(seq) AS seq, max(object) AS object FROM records WHERE stream=? AND rv=?",
+          )
+          .get(s.id, s.last_rv) as {
+          seq: number | null;
+          object: number | null;
+        };
+        if (p.seq !== null && p.seq < cut) {
+          if (p.object !== null) keepVersion(p.seq);
+          keep.run(p.seq);
+        }
+      }
+      if (s.last_baseline_seq !== null) keep.run(s.last_baseline_seq);
+      db.prepare(
+        "INSERT OR IGNORE INTO keep SELECT seq FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? AND seq<?",
+      ).run(T("gap"), s.id, s.last_baseline_seq ?? 0, cut);
+    }
+    db.prepare(
+      "INSERT OR IGNORE INTO keep SELECT seq FROM records WHERE object IS NULL AND type IN (?,?) AND seq<?",
+    ).run(T("snapshot"), T("pruned"), cut);
+
+    const gone = db
+      .prepare(
+        "SELECT count(*) AS n, max(observed_at) AS t FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)",
+      )
+      .get(cut) as { n: number; t: number | null };
+    if (gone.n === 0 || gone.t === null) return null;
+    db.prepare("DELETE FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)").run(cut);
+    const upd = db.prepare("UPDATE records SET flags=?, body=? WHERE seq=?");
+    for (const r of rewrites) upd.run(r.flags, r.body, r.seq);
+
+    const before = new Date(gone.t).toISOString();
+    const prev = db.prepare("SELECT value FROM meta WHERE key='pruned_before'").get() as
+      | { value: string }
+      | undefined;
+    const horizon = prev && prev.value > before ? prev.value : before;
+    db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('pruned_before', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+    ).run(horizon);
+    const stream = this.store.ensureStream("*", "*");
+    const observedAt = now.toISOString();
+    const payload = { before: horizon, removedRecords: gone.n, reason };
+    const eventId = recordIdFor("pruned", horizon, String(gone.n), observedAt, String(nextSeq));
+    db.prepare(
+      "INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body) VALUES (?,?,?,?,NULL,?,NULL,NULL,?,NULL,?,NULL)",
+    ).run(
+      nextSeq,
+      packId(eventId),
+      T("pruned"),
+      stream.id,
+      now.getTime(),
+      0,
+      JSON.stringify({ x: payload }),
+    );
+    db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('last_seq', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+    ).run(String(nextSeq));
+    return {
+      type: "pruned",
+      eventId,
+      ingestSeq: nextSeq,
+      clusterId: "*",
+      streamId: "*",
+      observedAt,
+      synthetic: false,
+      pruned: payload,
+    };
+  }
+}

@@ -1,0 +1,107 @@
+import type { JournalRecord, ResourceRef } from "../event/schema";
+import { ENC_KEYFRAME, ENC_MASK, ENC_NONE, reconstruct } from "./codec";
+import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
+import type { RecordRow, Store } from "./store";
+
+export const FLAG_SYNTHETIC = 8;
+/** Provenance is exactly { source: "watch" }, the common case, so it is not spelled out in meta. */
+export const FLAG_PROV_WATCH = 16;
+
+const HEX_ID = /^[0-9a-f]{32}$/;
+
+/** Stores 128-bit hex ids as 16 raw bytes; anything else stays text (SQLite never equates the two). */
+export function packId(id: string): Buffer | string {
+  return HEX_ID.test(id) ? Buffer.from(id, "hex") : id;
+}
+
+/** Inverse of packId. */
+export function unpackId(v: Buffer | string): string {
+  return typeof v === "string" ? v : v.toString("hex");
+}
+
+/** Compact keys for the optional parts of a record kept in the meta column. */
+export interface Meta {
+  p?: JournalRecord["provenance"];
+  g?: JournalRecord["gap"];
+  c?: JournalRecord["coverage"];
+  k?: JournalRecord["checkpoint"];
+  b?: JournalRecord["baseline"];
+  s?: JournalRecord["snapshot"];
+  x?: JournalRecord["pruned"];
+  a?: JournalRecord["audit"];
+  o?: string; // observedAt as written, when it is not the canonical ISO form of the stored millis
+  r?: ResourceRef; // resource, when it cannot be derived from the object and identity tables
+  cl?: string; // clusterId, when it differs from the stream's
+}
+
+/** Encodes the record type code, failing loudly on an unknown type. */
+export function typeCode(t: JournalRecord["type"]): number {
+  const i = TYPE_CODES.indexOf(t);
+  if (i < 0) throw new Error(`unknown record type ${t}`);
+  return i;
+}
+
+/** Encodes the watch type code, or null when absent. */
+export function watchCode(w: JournalRecord["watchType"]): number | null {
+  if (w === undefined) return null;
+  const i = WATCH_CODES.indexOf(w);
+  if (i < 0) throw new Error(`unknown watch type ${w}`);
+  return i;
+}
+
+/** Decodes the object stored in a row (rebuilding delta chains); undefined when the row has none. */
+export function rowObject(store: Store, row: RecordRow): unknown {
+  const enc = row.flags & ENC_MASK;
+  if (enc === ENC_NONE || !row.body) return undefined;
+  if (enc === ENC_KEYFRAME || row.object === null)
+    return reconstruct([{ enc: row.flags, body: row.body }]);
+  return store.versionAt(row.object, row.seq).object;
+}
+
+/** Turns a stored row back into the record that was appended (with its ingestSeq). */
+export function decodeRow(store: Store, row: RecordRow, object?: unknown): JournalRecord {
+  const stream = store.streams.get(row.stream);
+  if (!stream) throw new Error(`record ${row.seq} points at unknown stream ${row.stream}`);
+  const meta: Meta = row.meta ? (JSON.parse(row.meta) as Meta) : {};
+  const rec: JournalRecord = {
+    type: TYPE_CODES[row.type],
+    eventId: unpackId(row.event_id),
+    ingestSeq: row.seq,
+    clusterId: meta.cl ?? stream.clusterId,
+    streamId: stream.streamId,
+    observedAt: meta.o ?? new Date(row.observed_at).toISOString(),
+    synthetic: (row.flags & FLAG_SYNTHETIC) !== 0,
+  };
+  if (row.watch !== null) rec.watchType = WATCH_CODES[row.watch];
+  const obj = object !== undefined ? object : rowObject(store, row);
+  if (meta.r) {
+    rec.resource = meta.r;
+  } else if (row.object !== null) {
+    const o = store.objectRow(row.object);
+    const md = ((obj as { metadata?: { uid?: string } } | undefined)?.metadata ?? {}) as {
+      uid?: string;
+    };
+    rec.resource = {
+      group: o.group,
+      version: stream.version,
+      kind: o.kind,
+      namespace: o.namespace,
+      name: o.name,
+      uid: md.uid ?? "",
+      resourceVersion: row.rv ?? "",
+    };
+  }
+  if (row.hash !== null)
+    rec.objectHash = typeof row.hash === "string" ? row.hash : row.hash.toString("hex");
+  if (obj !== undefined) rec.object = obj as JournalRecord["object"];
+  if (row.flags & FLAG_PROV_WATCH) rec.provenance = { source: "watch" };
+  else if (meta.p) rec.provenance = meta.p;
+  if (meta.g) rec.gap = meta.g;
+  if (meta.c) rec.coverage = meta.c;
+  if (meta.k) rec.checkpoint = meta.k;
+  if (meta.b) rec.baseline = meta.b;
+  if (meta.s) rec.snapshot = meta.s;
+  if (meta.x) rec.pruned = meta.x;
+  if (meta.a) rec.audit = meta.a;
+  return rec;
+}

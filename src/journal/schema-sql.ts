@@ -1,0 +1,92 @@
+import type Database from "better-sqlite3";
+import { JournalError } from "./types";
+
+/** Record type and watch type codes as stored; append-only lists, never reorder. */
+export const TYPE_CODES = [
+  "event",
+  "baseline",
+  "gap",
+  "coverage_change",
+  "audit_correlation",
+  "snapshot",
+  "checkpoint",
+  "pruned",
+] as const;
+export const WATCH_CODES = ["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"] as const;
+
+// Each entry upgrades the schema by one version; user_version records how many have run.
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE streams (
+    id INTEGER PRIMARY KEY,
+    stream_id TEXT NOT NULL UNIQUE,
+    cluster_id TEXT NOT NULL,
+    grp TEXT NOT NULL,
+    version TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    selector TEXT NOT NULL,
+    last_rv TEXT,
+    last_observed_at TEXT,
+    last_baseline_seq INTEGER,
+    state TEXT NOT NULL DEFAULT 'active'
+  );
+  CREATE TABLE objects (
+    id INTEGER PRIMARY KEY,
+    cluster_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    grp TEXT NOT NULL,
+    UNIQUE (cluster_id, kind, namespace, name, grp)
+  );
+  -- One row per record. Fields that can be derived (resource, clusterId, uid) are not repeated;
+  -- flags carry small booleans and the body encoding; body holds a keyframe or an RFC 6902 patch.
+  CREATE TABLE records (
+    seq INTEGER PRIMARY KEY,
+    event_id ANY NOT NULL,
+    type INTEGER NOT NULL,
+    stream INTEGER NOT NULL REFERENCES streams(id),
+    object INTEGER REFERENCES objects(id),
+    observed_at INTEGER NOT NULL,
+    watch INTEGER,
+    rv TEXT,
+    flags INTEGER NOT NULL,
+    hash ANY,
+    meta TEXT,
+    body BLOB
+  );
+  CREATE UNIQUE INDEX records_event_id ON records(event_id);
+  CREATE INDEX records_object ON records(object, seq) WHERE object IS NOT NULL;
+  CREATE INDEX records_stream_rv ON records(stream, rv) WHERE rv IS NOT NULL;
+  CREATE INDEX records_control ON records(type, stream, seq) WHERE object IS NULL;
+  `,
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the file to SCHEMA_VERSION, refusing files written by a newer krply. */
+export function migrate(db: Database.Database, readonly: boolean): void {
+  const current = db.pragma("user_version", { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new JournalError(
+      `journal schema version ${current} is newer than this krply supports (${SCHEMA_VERSION}); upgrade krply`,
+      "SCHEMA_NEWER",
+    );
+  }
+  if (current === SCHEMA_VERSION) return;
+  if (readonly) {
+    throw new JournalError(
+      `journal schema version ${current} needs migration to ${SCHEMA_VERSION}, which a read-only open cannot do`,
+      "READONLY",
+    );
+  }
+  for (let v = current; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,194 @@
+import type Database from "better-sqlite3";
+import { objectHash } from "../event/ids";
+import { streamIdOf } from "../event/stream-id";
+import type { JournalRecord } from "../event/schema";
+import type { CachedVersion, LruCache } from "./cache";
+import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "./codec";
+import { redactObject, type RedactPolicy } from "./redact";
+import { FLAG_PROV_WATCH, FLAG_SYNTHETIC, packId, typeCode, watchCode, type Meta } from "./rows";
+import type { Store } from "./store";
+import { JournalError, type AppendBatch, type AppendResult } from "./types";
+
+const HEX_HASH = /^[0-9a-f]{32}$/;
+
+export interface WriterState {
+  store: Store;
+  cache: LruCache<number, CachedVersion>;
+  policy: RedactPolicy;
+  codec: CodecOptions;
+  nextSeq: number;
+  duplicates: number;
+}
+
+/** Prepared statements for the append path. */
+export function writerStatements(db: Database.Database) {
+  return {
+    insert: db.prepare(
+      `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) DO NOTHING`,
+    ),
+    rvExists: db.prepare("SELECT 1 FROM records WHERE stream=? AND rv=? LIMIT 1"),
+    advance: db.prepare("UPDATE streams SET last_rv=?, last_observed_at=? WHERE id=?"),
+    baselineDone: db.prepare(
+      "UPDATE streams SET last_baseline_seq=?, state=CASE WHEN state='degraded' THEN 'active' ELSE state END WHERE id=?",
+    ),
+    setState: db.prepare("UPDATE streams SET state=? WHERE id=?"),
+    lastSeq: db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('last_seq', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+    ),
+  };
+}
+export type WriterStatements = ReturnType<typeof writerStatements>;
+
+function invalid(rec: JournalRecord, why: string): JournalError {
+  return new JournalError(`invalid record ${rec.eventId ?? "?"} (${rec.type}): ${why}`, "INVALID");
+}
+
+/** Runs inside the caller's transaction; returns cache updates to apply only once it commits. */
+export function appendInTxn(
+  w: WriterState,
+  st: WriterStatements,
+  batch: AppendBatch,
+): {
+  result: AppendResult;
+  pending: Map<number, CachedVersion>;
+  nextSeq: number;
+  duplicates: number;
+} {
+  const pending = new Map<number, CachedVersion>();
+  let seq = w.nextSeq;
+  let duplicates = 0;
+  let firstSeq: number | null = null;
+  for (const rec of batch.streams ?? []) {
+    w.store.ensureStream(streamIdOf(rec), rec.clusterId);
+  }
+  for (const rec of batch.records) {
+    if (!rec.eventId || !rec.streamId || !rec.clusterId)
+      throw invalid(rec, "eventId, streamId and clusterId are required");
+    const ms = Date.parse(rec.observedAt);
+    if (Number.isNaN(ms)) throw invalid(rec, `observedAt "${rec.observedAt}" is not a date`);
+    const stream = w.store.ensureStream(rec.streamId, rec.clusterId);
+    const meta: Meta = {};
+    if (new Date(ms).toISOString() !== rec.observedAt) meta.o = rec.observedAt;
+    if (rec.clusterId !== stream.clusterId) meta.cl = rec.clusterId;
+    let flags = rec.synthetic ? FLAG_SYNTHETIC : 0;
+    if (rec.provenance) {
+      if (rec.provenance.source === "watch" && Object.keys(rec.provenance).length === 1)
+        flags |= FLAG_PROV_WATCH;
+      else meta.p = rec.provenance;
+    }
+    if (rec.gap) meta.g = rec.gap;
+    if (rec.coverage) meta.c = rec.coverage;
+    if (rec.checkpoint) meta.k = rec.checkpoint;
+    if (rec.baseline) meta.b = rec.baseline;
+    if (rec.snapshot) meta.s = rec.snapshot;
+    if (rec.pruned) meta.x = rec.pruned;
+    if (rec.audit) meta.a = rec.audit;
+
+    let objectId: number | null = null;
+    let enc: EncodedBody | null = null;
+    let object: unknown = rec.object;
+    let hash = rec.objectHash ?? null;
+    let rv: string | null =
+      rec.resource?.resourceVersion ??
+      rec.checkpoint?.resourceVersion ??
+      rec.baseline?.listResourceVersion ??
+      null;
+    if (rec.object) {
+      const kind = rec.resource?.kind ?? rec.object.kind ?? "";
+      const red = redactObject(rec.object as Record<string, unknown>, kind, w.policy);
+      object = red.object;
+      // A hash over the clear object would let someone test guesses of the secret value.
+      if (red.redacted || hash === null) hash = objectHash(object);
+    }
+    if (rec.object && rec.resource) {
+      const r = rec.resource;
+      objectId = w.store.objectId(rec.clusterId, r.group, r.kind, r.namespace, r.name, true);
+      const derivedUid = (object as { metadata?: { uid?: string } }).metadata?.uid ?? "";
+      if (r.version !== stream.version || r.uid !== derivedUid) meta.r = r;
+      const prev = pending.get(objectId!) ?? w.cache.get(objectId!) ?? loadLast(w, objectId!);
+      enc = encodeObject(prev, object, w.codec);
+    } else if (rec.object) {
+      enc = encodeKeyframe(object, w.codec);
+      if (rec.resource) meta.r = rec.resource;
+    } else if (rec.resource) {
+      meta.r = rec.resource;
+      rv = null; // no object here, so the RV must not be mistaken for a durable position
+    }
+    if (rec.type === "checkpoint" || (rec.type === "baseline" && !rec.object)) {
+      rv = rec.checkpoint?.resourceVersion ?? rec.baseline?.listResourceVersion ?? rv;
+    }
+    if (
+      rec.type === "gap" ||
+      rec.type === "coverage_change" ||
+      rec.type === "snapshot" ||
+      rec.type === "pruned"
+    )
+      rv = null;
+
+    const storedHash = hash === null ? null : HEX_HASH.test(hash) ? Buffer.from(hash, "hex") : hash;
+    const metaJson = Object.keys(meta).length > 0 ? JSON.stringify(meta) : null;
+    const info = st.insert.run(
+      seq,
+      packId(rec.eventId),
+      typeCode(rec.type),
+      stream.id,
+      objectId,
+      ms,
+      watchCode(rec.watchType),
+      rv,
+      flags | (enc?.enc ?? 0),
+      storedHash,
+      metaJson,
+      enc?.body ?? null,
+    );
+    if (info.changes === 0) {
+      duplicates++;
+      continue;
+    }
+    if (firstSeq === null) firstSeq = seq;
+    if (objectId !== null && enc) {
+      pending.set(objectId, {
+        seq,
+        object,
+        chainLen: enc.chainLen,
+        keyframeBytes: enc.keyframeBytes,
+      });
+    }
+    if (rec.type === "baseline" && !rec.object) st.baselineDone.run(seq, stream.id);
+    if (rec.type === "gap") st.setState.run("degraded", stream.id);
+    if (rec.type === "coverage_change" && rec.coverage) {
+      st.setState.run(rec.coverage.state === "available" ? "active" : "unavailable", stream.id);
+    }
+    seq++;
+  }
+  for (const cp of batch.checkpoints) {
+    const stream = w.store.streamsById.get(cp.streamId);
+    if (!stream) throw new JournalError(`checkpoint for unknown stream ${cp.streamId}`, "INVALID");
+    // A checkpoint may only name a position that a durable record (now or earlier) holds.
+    if (!st.rvExists.get(stream.id, cp.resourceVersion)) {
+      throw new JournalError(
+        `checkpoint ${cp.streamId}@${cp.resourceVersion} points past every durable record of that stream`,
+        "INVALID",
+      );
+    }
+    st.advance.run(cp.resourceVersion, cp.observedAt, stream.id);
+  }
+  if (seq !== w.nextSeq) st.lastSeq.run(String(seq - 1));
+  const appended = seq - w.nextSeq;
+  return {
+    result: { appended, duplicates, firstSeq, lastSeq: firstSeq === null ? null : seq - 1 },
+    pending,
+    nextSeq: seq,
+    duplicates,
+  };
+}
+
+function loadLast(w: WriterState, objectId: number): CachedVersion | null {
+  const last = w.store.db
+    .prepare("SELECT max(seq) AS s FROM records WHERE object=? AND body IS NOT NULL")
+    .get(objectId) as { s: number | null };
+  if (last.s === null) return null;
+  const v = w.store.versionAt(objectId, last.s);
+  return { seq: last.s, ...v };
+}
