@@ -1,0 +1,189 @@
+import { z } from "zod";
+import type { KubeClient } from "./client";
+import { ApiError } from "./errors";
+
+/** A resource the server serves, as discovery describes it. */
+export interface ApiResource {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  verbs: string[];
+  shortNames: string[];
+}
+
+/** kubectl's short names, so they resolve even when discovery omits them. */
+export const ALIASES: Readonly<Record<string, string>> = {
+  cm: "configmaps",
+  cj: "cronjobs",
+  crd: "customresourcedefinitions",
+  crds: "customresourcedefinitions",
+  csr: "certificatesigningrequests",
+  deploy: "deployments",
+  ds: "daemonsets",
+  ep: "endpoints",
+  ev: "events",
+  hpa: "horizontalpodautoscalers",
+  ing: "ingresses",
+  limits: "limitranges",
+  netpol: "networkpolicies",
+  no: "nodes",
+  ns: "namespaces",
+  pc: "priorityclasses",
+  pdb: "poddisruptionbudgets",
+  po: "pods",
+  pv: "persistentvolumes",
+  pvc: "persistentvolumeclaims",
+  quota: "resourcequotas",
+  rc: "replicationcontrollers",
+  rs: "replicasets",
+  sa: "serviceaccounts",
+  sc: "storageclasses",
+  sts: "statefulsets",
+  svc: "services",
+};
+
+/** What the recorder watches when nothing is configured. */
+export const DefaultResources: readonly string[] = [
+  "namespaces",
+  "configmaps",
+  "services",
+  "deployments",
+  "statefulsets",
+  "daemonsets",
+  "runtimeclasses",
+  "pods",
+];
+
+const ResourceListSchema = z.object({
+  groupVersion: z.string(),
+  resources: z.array(
+    z.looseObject({
+      name: z.string(),
+      singularName: z.string().optional(),
+      namespaced: z.boolean(),
+      kind: z.string(),
+      verbs: z.array(z.string()).optional(),
+      shortNames: z.array(z.string()).optional(),
+    }),
+  ),
+});
+
+const GroupListSchema = z.object({
+  groups: z.array(
+    z.looseObject({
+      name: z.string(),
+      preferredVersion: z.object({ groupVersion: z.string(), version: z.string() }).optional(),
+      versions: z.array(z.object({ groupVersion: z.string(), version: z.string() })),
+    }),
+  ),
+});
+
+/** Turns one APIResourceList into resources, dropping subresources such as pods/log. */
+export function parseResourceList(raw: unknown): ApiResource[] {
+  const list = ResourceListSchema.parse(raw);
+  const slash = list.groupVersion.indexOf("/");
+  const group = slash < 0 ? "" : list.groupVersion.slice(0, slash);
+  const version = slash < 0 ? list.groupVersion : list.groupVersion.slice(slash + 1);
+  return list.resources
+    .filter(r => !r.name.includes("/"))
+    .map(r => ({
+      group,
+      version,
+      kind: r.kind,
+      plural: r.name,
+      singular: r.singularName || r.kind.toLowerCase(),
+      namespaced: r.namespaced,
+      verbs: r.verbs ?? [],
+      shortNames: r.shortNames ?? [],
+    }));
+}
+
+/** The preferred group versions from /apis, one per group, so no resource is streamed twice. */
+export function preferredGroupVersions(raw: unknown): string[] {
+  return GroupListSchema.parse(raw).groups.map(
+    g => g.preferredVersion?.groupVersion ?? g.versions[0].groupVersion,
+  );
+}
+
+export interface DiscoveryResult {
+  resources: ApiResource[];
+  /** Group versions that failed (an aggregated API down); their resources are unknown, not absent. */
+  failed: { groupVersion: string; error: string }[];
+}
+
+/** Reads /api and /apis (preferred versions) into the list of resources the server serves. */
+export async function serverResources(client: KubeClient): Promise<DiscoveryResult> {
+  const core = await client.json<unknown>("/api/v1");
+  const resources = parseResourceList(core);
+  const failed: DiscoveryResult["failed"] = [];
+  const gvs = preferredGroupVersions(await client.json<unknown>("/apis"));
+  const lists = await Promise.all(
+    gvs.map(async gv => {
+      try {
+        return parseResourceList(await client.json<unknown>(`/apis/${gv}`));
+      } catch (err) {
+        if (err instanceof ApiError && err.status >= 500) {
+          failed.push({ groupVersion: gv, error: err.message });
+          return [];
+        }
+        throw new Error(`discovery of ${gv} failed`, { cause: err });
+      }
+    }),
+  );
+  for (const l of lists) resources.push(...l);
+  return { resources, failed };
+}
+
+/** Resolves kubectl-style names (alias, plural, singular, kind, plural.group) against discovery. */
+export function resolveResource(arg: string, resources: readonly ApiResource[]): ApiResource {
+  const found = findResource(arg, resources);
+  if (found) return found;
+  throw new Error(`the server does not serve a resource named "${arg}"`);
+}
+
+/** Like resolveResource, but returns undefined when nothing matches. */
+export function findResource(
+  arg: string,
+  resources: readonly ApiResource[],
+): ApiResource | undefined {
+  const name = arg.trim().toLowerCase();
+  const expanded = ALIASES[name] ?? name;
+  const dot = expanded.indexOf(".");
+  // "deployments.apps" or "deployments.v1.apps" name the group explicitly.
+  const [base, group, version] =
+    dot < 0 ? [expanded, undefined, undefined] : splitQualified(expanded, resources);
+  const matches = resources.filter(
+    r =>
+      (group === undefined || r.group === group) &&
+      (version === undefined || r.version === version) &&
+      (r.plural === base ||
+        r.singular === base ||
+        r.kind.toLowerCase() === base ||
+        r.shortNames.includes(base)),
+  );
+  if (matches.length === 0) return undefined;
+  // The core group wins, like kubectl: "events" is core/v1 unless qualified.
+  return matches.find(r => r.group === "") ?? matches[0];
+}
+
+function splitQualified(
+  name: string,
+  resources: readonly ApiResource[],
+): [string, string | undefined, string | undefined] {
+  const [base, ...rest] = name.split(".");
+  const maybeVersion = rest[0];
+  if (rest.length > 1 && resources.some(r => r.version === maybeVersion)) {
+    return [base, rest.slice(1).join("."), maybeVersion];
+  }
+  return [base, rest.join("."), undefined];
+}
+
+/** The collection URL of a resource, optionally inside one namespace. */
+export function collectionPath(r: ApiResource, namespace = ""): string {
+  const prefix = r.group === "" ? `/api/${r.version}` : `/apis/${r.group}/${r.version}`;
+  const ns = r.namespaced && namespace !== "" ? `/namespaces/${encodeURIComponent(namespace)}` : "";
+  return `${prefix}${ns}/${r.plural}`;
+}

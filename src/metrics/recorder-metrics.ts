@@ -1,0 +1,78 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** The recorder's Prometheus instruments, on their own registry so tests and processes never collide. */
+export class RecorderMetrics {
+  readonly registry = new Registry();
+  readonly events = new Counter({
+    name: "krply_events_ingested_total",
+    help: "Records committed to the journal, by stream and record type",
+    labelNames: ["stream", "type"] as const,
+    registers: [this.registry],
+  });
+  readonly gaps = new Counter({
+    name: "krply_gaps_total",
+    help: "GAP records written (410 Gone), by stream",
+    labelNames: ["stream"] as const,
+    registers: [this.registry],
+  });
+  readonly reconnects = new Counter({
+    name: "krply_reconnects_total",
+    help: "Watch reconnects, by stream and failure kind",
+    labelNames: ["stream", "kind"] as const,
+    registers: [this.registry],
+  });
+  readonly malformed = new Counter({
+    name: "krply_malformed_lines_total",
+    help: "Watch lines that failed to parse",
+    labelNames: ["stream"] as const,
+    registers: [this.registry],
+  });
+  readonly coverage = new Counter({
+    name: "krply_coverage_changes_total",
+    help: "COVERAGE_CHANGE records written, by stream and new state",
+    labelNames: ["stream", "state"] as const,
+    registers: [this.registry],
+  });
+  readonly degraded = new Gauge({
+    name: "krply_streams_degraded",
+    help: "Streams not currently watching (backoff, relisting or unavailable)",
+    registers: [this.registry],
+  });
+  readonly streams = new Gauge({
+    name: "krply_streams",
+    help: "Streams supervised",
+    registers: [this.registry],
+  });
+  readonly journalBytes = new Gauge({
+    name: "krply_journal_bytes",
+    help: "Size of the journal file and its WAL",
+    registers: [this.registry],
+  });
+  readonly journalUp = new Gauge({
+    name: "krply_journal_up",
+    help: "1 when the journal is open and checked, 0 while the recorder waits for it",
+    registers: [this.registry],
+  });
+  readonly journalOpenFailures = new Counter({
+    name: "krply_journal_open_failures_total",
+    help: "Failed attempts to open, migrate or check the journal, by error code",
+    labelNames: ["code"] as const,
+    registers: [this.registry],
+  });
+  readonly appendFailures = new Counter({
+    name: "krply_journal_append_failures_total",
+    help: "Journal appends that failed and rolled back",
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: "krply_ingest_queue_records",
+    help: "Records waiting in the bounded ingest queue",
+    registers: [this.registry],
+  });
+  readonly lag = new Histogram({
+    name: "krply_ingest_lag_seconds",
+    help: "Time from reading an event off the socket to its commit in the journal",
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+}

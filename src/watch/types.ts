@@ -1,0 +1,75 @@
+import { z } from "zod";
+import type { StreamKey } from "../event/schema";
+import type { KubeClient } from "../kube/client";
+import type { RecorderMetrics } from "../metrics/recorder-metrics";
+import type { Logger } from "../log/logger";
+import type { JournalSink } from "./sink";
+
+/** Tunables of the stream engine; zod-checked because they arrive from env and flags. */
+export const EngineOptionsSchema = z.object({
+  pageSize: z.number().int().positive().default(500),
+  backoffMinMs: z.number().int().nonnegative().default(500),
+  backoffMaxMs: z.number().int().positive().default(30_000),
+  /** Probe interval while a stream is forbidden or its resource is gone. */
+  slowRetryMs: z.number().int().positive().default(30_000),
+  watchTimeoutMinS: z.number().int().positive().default(240),
+  watchTimeoutMaxS: z.number().int().positive().default(480),
+  /** A watch that sends no byte (not even a bookmark) this long is considered dead. */
+  silenceMs: z.number().int().positive().default(150_000),
+  queueCapacity: z.number().int().positive().default(5_000),
+  maxBatch: z.number().int().positive().default(2_000),
+});
+export type EngineOptions = z.infer<typeof EngineOptionsSchema>;
+
+/** One list/watch: the key that names it plus what the engine needs to call the server. */
+export interface StreamSpec {
+  key: StreamKey;
+  /** Item kind (list items omit it). */
+  kind: string;
+  /** Collection path, e.g. /api/v1/namespaces/ns/configmaps. */
+  path: string;
+}
+
+/** Where a stream stands now. */
+export type StreamPhase =
+  | "starting"
+  | "listing"
+  | "watching"
+  | "backoff"
+  | "unavailable"
+  | "stopped";
+
+/** Per-stream health as the supervisor reports it. */
+export interface StreamStatus {
+  streamId: string;
+  key: StreamKey;
+  phase: StreamPhase;
+  durableRv: string | null;
+  coverage: "available" | "unavailable" | "unknown";
+  lastEventAt: string | null;
+  /** Read-to-commit time of the last committed batch. */
+  lagMs: number;
+  events: number;
+  reconnects: number;
+  gaps: number;
+  malformed: number;
+  lastError: string | null;
+}
+
+/** Shared by every stream of one supervisor. */
+export interface EngineContext {
+  client: KubeClient;
+  sink: JournalSink;
+  metrics: RecorderMetrics;
+  log: Logger;
+  options: EngineOptions;
+  random: () => number;
+}
+
+/** Where a stream starts: from the journal's durable checkpoint, or with a fresh list. */
+export interface ResumePoint {
+  rv: string | null;
+  /** True when the journal holds no baseline or an unresolved gap for this stream. */
+  needList: boolean;
+  coverage: StreamStatus["coverage"];
+}
