@@ -75,7 +75,7 @@ function ms(iso: string, what: string): number {
 }
 
 /** Pages through records in ingest order with optional filters. */
-export function queryEvents(store: Store, q: EventQuery & { includeObjects?: boolean }): EventPage {
+export function queryEvents(store: Store, q: EventQuery): EventPage {
   store.reloadStreams();
   const where: string[] = ["r.seq > ?"];
   const args: unknown[] = [q.cursor ? decodeCursor(q.cursor) : 0];

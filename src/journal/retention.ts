@@ -183,15 +183,19 @@ export class Retention {
 
     const gone = db
       .prepare(
-        "SELECT count(*) AS n, max(observed_at) AS t FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)",
+        "SELECT count(*) AS n FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)",
       )
-      .get(cut) as { n: number; t: number | null };
-    if (gone.n === 0 || gone.t === null) return null;
+      .get(cut) as { n: number };
+    if (gone.n === 0) return null;
+    // The horizon is the newest moment below the cut: from then on the kept keyframes are complete.
+    const span = db.prepare("SELECT max(observed_at) AS t FROM records WHERE seq < ?").get(cut) as {
+      t: number;
+    };
     db.prepare("DELETE FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)").run(cut);
     const upd = db.prepare("UPDATE records SET flags=?, body=? WHERE seq=?");
     for (const r of rewrites) upd.run(r.flags, r.body, r.seq);
 
-    const before = new Date(gone.t).toISOString();
+    const before = new Date(span.t).toISOString();
     const prev = db.prepare("SELECT value FROM meta WHERE key='pruned_before'").get() as
       | { value: string }
       | undefined;

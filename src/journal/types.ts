@@ -72,6 +72,8 @@ export interface EventQuery {
   types?: RecordType[];
   limit?: number;
   cursor?: string;
+  /** Set false to skip rebuilding objects (cheaper scans); default true. */
+  includeObjects?: boolean;
 }
 
 export interface EventPage {

@@ -1,0 +1,120 @@
+import { spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { batchRecords, BATCH } from "../../test/fixtures/journal/append-child";
+import { openJournal } from "./index";
+import { tempJournalPath } from "./testing";
+
+const ROOT = join(__dirname, "..", "..");
+const CHILD = join(ROOT, "test", "fixtures", "journal", "append-child.ts");
+
+function verify(path: string, ackedBatches: Set<number>): { records: number } {
+  const j = openJournal(path, { readonly: true });
+  try {
+    const report = j.fsck();
+    expect(report.problems).toEqual([]);
+    const ids = new Set<string>();
+    let cursor: string | undefined;
+    do {
+      const page = j.events({ cursor, limit: 5000, includeObjects: false });
+      for (const r of page.records) {
+        expect(ids.has(r.eventId)).toBe(false);
+        ids.add(r.eventId);
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    for (const b of ackedBatches) {
+      for (const r of batchRecords(b)) expect(ids.has(r.eventId)).toBe(true);
+    }
+    return { records: ids.size };
+  } finally {
+    j.close();
+  }
+}
+
+describe("journal failure behaviour", () => {
+  it("throws a typed error when the file cannot grow, leaves nothing half written, and continues", () => {
+    const tmp = tempJournalPath();
+    try {
+      // RLIMIT_FSIZE (with SIGXFSZ ignored) makes writes past 1 MiB fail like a full disk.
+      const out = spawnSync(
+        "sh",
+        [
+          "-c",
+          `trap "" XFSZ; ulimit -f 1024; exec "$0" --import tsx "$@"`,
+          process.execPath,
+          CHILD,
+          "fill",
+          tmp.path,
+          "0",
+        ],
+        {
+          cwd: ROOT,
+          encoding: "utf8",
+        },
+      );
+      expect(out.stderr).toBe("");
+      const lines = out.stdout.trim().split("\n");
+      const full = lines.find(l => l.startsWith("full "))!.split(" ");
+      expect(["DISK_FULL", "IO"]).toContain(full[1]);
+      const acked = Number(full[2]);
+      expect(acked).toBeGreaterThan(0);
+      expect(lines[lines.length - 1]).toBe(`small ok ${acked}`);
+      const { records } = verify(tmp.path, new Set(Array.from({ length: acked }, (_, i) => i)));
+      expect(records).toBe(acked * BATCH + 1); // the failed batch left no trace; the small one landed
+      const j = openJournal(tmp.path);
+      expect(j.append({ records: batchRecords(acked), checkpoints: [] })).toMatchObject({
+        appended: BATCH - 1,
+        duplicates: 1,
+      });
+      expect(j.fsck().ok).toBe(true);
+      j.close();
+    } finally {
+      tmp.cleanup();
+    }
+  }, 60_000);
+
+  it("survives SIGKILL at random moments: fsck passes, acknowledged batches stay, no duplicates", async () => {
+    const tmp = tempJournalPath();
+    const acked = new Set<number>();
+    let next = 0;
+    try {
+      for (let round = 0; round < 30; round++) {
+        await new Promise<void>((resolve, reject) => {
+          const child = spawn(
+            process.execPath,
+            ["--import", "tsx", CHILD, "crash", tmp.path, String(next)],
+            {
+              cwd: ROOT,
+              stdio: ["ignore", "pipe", "pipe"],
+            },
+          );
+          let buf = "";
+          let armed = false;
+          let stderr = "";
+          child.stderr.on("data", d => (stderr += String(d)));
+          child.stdout.on("data", d => {
+            buf += String(d);
+            const lines = buf.split("\n");
+            buf = lines.pop()!;
+            for (const l of lines) if (l.startsWith("ack ")) acked.add(Number(l.slice(4)));
+            if (!armed) {
+              armed = true;
+              setTimeout(() => child.kill("SIGKILL"), Math.floor(Math.random() * 400));
+            }
+          });
+          child.on("exit", (_code, signal) => {
+            if (signal !== "SIGKILL")
+              reject(new Error(`child exited without being killed: ${stderr}`));
+            else resolve();
+          });
+        });
+        verify(tmp.path, acked);
+        // The batch in flight may or may not have committed; resending it must deduplicate.
+        next = Math.max(...acked) + 1;
+      }
+      expect(acked.size).toBeGreaterThan(30);
+    } finally {
+      tmp.cleanup();
+    }
+  }, 300_000);
+});

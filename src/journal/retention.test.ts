@@ -1,0 +1,115 @@
+import { eventRecord, gapRecord, streamIdOf, type JournalRecord } from "../event";
+import { openJournal } from "./index";
+import { at, deployment, streamKey, tempJournalPath } from "./testing";
+
+const stream = streamKey("deployments", "apps", "v1", "shop");
+const sid = streamIdOf(stream);
+
+function batch(from: number, n: number, objects: number, time = at): JournalRecord[] {
+  const out: JournalRecord[] = [];
+  for (let rv = from; rv < from + n; rv++) {
+    const o = deployment(`d${rv % objects}`, "shop", `u${rv % objects}`, rv, rv % 4);
+    o.metadata.annotations = { churn: `${rv}`.repeat(30) };
+    out.push(eventRecord({ stream, watchType: "MODIFIED", object: o, observedAt: time(rv) }));
+  }
+  return out;
+}
+
+describe("retention", () => {
+  it("stays within the byte budget plus 10% and leaves a keyframe at the horizon", () => {
+    const tmp = tempJournalPath();
+    const budget = 1_000_000;
+    const j = openJournal(tmp.path, {
+      retention: { maxBytes: budget },
+      keyframeEvery: 8,
+      sync: "NORMAL",
+    });
+    try {
+      let rv = 1;
+      let maxSize = 0;
+      for (let b = 0; b < 120; b++) {
+        const recs = batch(rv, 100, 40);
+        rv += 100;
+        j.append({
+          records: recs,
+          checkpoints: [{ streamId: sid, resourceVersion: String(rv - 1), observedAt: at(rv - 1) }],
+        });
+        maxSize = Math.max(maxSize, j.sizeBytes());
+      }
+      expect(maxSize).toBeLessThanOrEqual(budget * 1.1);
+      const pruned = j.events({ types: ["pruned"] }).records;
+      expect(pruned.length).toBeGreaterThan(0);
+      expect(pruned[0].pruned?.reason).toBe("bytes");
+      const horizon = pruned[pruned.length - 1].pruned!.before;
+      // Every object is still answerable at the horizon, from its kept keyframe.
+      const after = Date.parse(horizon) + 1;
+      for (let i = 0; i < 40; i++) {
+        const res = j.objectAt(
+          { clusterId: "test", kind: "Deployment", namespace: "shop", name: `d${i}` },
+          { time: new Date(after).toISOString() },
+        );
+        expect(res.exists).toBe(true);
+        expect(res.prunedBefore).toBeNull();
+      }
+      const early = j.objectAt(
+        { clusterId: "test", kind: "Deployment", namespace: "shop", name: "d1" },
+        { time: at(2) },
+      );
+      expect(early.prunedBefore).toBe(horizon);
+      expect(early.warnings.join()).toMatch(/pruned/);
+      // The latest version reads back exactly.
+      const last = batch(rv - 1, 1, 40)[0];
+      const cur = j.objectAt(
+        { clusterId: "test", kind: "Deployment", namespace: "shop", name: last.resource!.name },
+        { time: at(rv) },
+      );
+      expect(cur.record?.object).toEqual(last.object);
+      expect(j.streams()[0].lastResourceVersion).toBe(String(rv - 1));
+      expect(j.fsck()).toMatchObject({ ok: true, problems: [] });
+    } finally {
+      j.close();
+      tmp.cleanup();
+    }
+  }, 120_000);
+
+  it("prunes by age, keeps open gaps, and writes a pruned record", () => {
+    const tmp = tempJournalPath();
+    const j = openJournal(tmp.path, {
+      retention: { maxAgeMs: 4 * 3600_000 },
+      keyframeEvery: 4,
+      sync: "NORMAL",
+    });
+    // Appends also prune by age against the wall clock, so these times are relative to now.
+    const base = Date.now() - 3 * 3600_000;
+    const t = (s: number): string => new Date(base + s * 1000).toISOString();
+    try {
+      j.append({ records: batch(1, 50, 5, t), checkpoints: [] });
+      const gap = gapRecord({
+        stream,
+        lastGoodResourceVersion: "50",
+        reason: "410",
+        detectedAt: t(60),
+      });
+      j.append({ records: [gap], checkpoints: [] });
+      j.append({
+        records: batch(7200, 20, 5, t),
+        checkpoints: [{ streamId: sid, resourceVersion: "7219", observedAt: t(7219) }],
+      });
+      const now = new Date(base + 5 * 3600_000);
+      const rec = j.prune(now);
+      expect(rec?.pruned).toMatchObject({ reason: "age" });
+      expect(rec!.pruned!.removedRecords).toBeGreaterThan(40);
+      expect(j.gaps(sid)).toHaveLength(1);
+      expect(j.streams()[0].openGaps).toBe(1);
+      const sel = { clusterId: "test", kind: "Deployment", namespace: "shop", name: "d1" };
+      const hist = j.objectHistory(sel);
+      expect(hist[0].observedAt < t(7200)).toBe(true); // the kept keyframe from before the horizon
+      expect(hist[0].object).toEqual(batch(46, 1, 5, t)[0].object);
+      expect(j.fsck()).toMatchObject({ ok: true, problems: [] });
+      expect(j.prune(now)).toBeNull();
+    } finally {
+      j.close();
+      tmp.cleanup();
+    }
+  });
+});
