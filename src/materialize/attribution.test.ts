@@ -1,0 +1,90 @@
+import { attributeChange, attributeChanges } from "./attribution";
+import { fieldDiff } from "./field-diff";
+
+function version(replicas: number, image: string, managed: unknown[]) {
+  return {
+    metadata: { name: "web", managedFields: managed },
+    spec: {
+      replicas,
+      template: { spec: { containers: [{ name: "web", image }] } },
+    },
+  };
+}
+
+const applied = {
+  manager: "kubectl-client-side-apply",
+  operation: "Update",
+  time: "2024-01-01T00:00:00Z",
+  fieldsType: "FieldsV1",
+  fieldsV1: {
+    "f:spec": {
+      "f:template": {
+        "f:spec": { "f:containers": { 'k:{"name":"web"}': { ".": {}, "f:image": {} } } },
+      },
+    },
+  },
+};
+
+describe("attribution from managedFields", () => {
+  it("names the manager that owns each changed field in the later version", () => {
+    const edit = {
+      manager: "kubectl-edit",
+      operation: "Update",
+      time: "2024-01-01T02:14:07Z",
+      fieldsType: "FieldsV1",
+      fieldsV1: { "f:spec": { "f:replicas": {} } },
+    };
+    const before = version(1, "web:1", [applied]);
+    const after = version(3, "web:2", [applied, edit]);
+    const changes = attributeChanges(fieldDiff(before, after), before, after).filter(
+      c => !c.path.startsWith("metadata"),
+    );
+    expect(changes.map(c => [c.path, c.managers[0]?.manager, c.managers[0]?.time])).toEqual([
+      ["spec.replicas", "kubectl-edit", "2024-01-01T02:14:07Z"],
+      [
+        "spec.template.spec.containers[name=web].image",
+        "kubectl-client-side-apply",
+        "2024-01-01T00:00:00Z",
+      ],
+    ]);
+    expect(changes[0].managers[0]).toMatchObject({ operation: "Update", basis: "exact" });
+  });
+
+  it("attributes a removed field to the managers that wrote since the earlier version", () => {
+    const before = { metadata: { managedFields: [{ ...applied }] }, spec: { paused: true } };
+    const later = {
+      ...applied,
+      manager: "kubectl-client-side-apply",
+      time: "2024-01-02T00:00:00Z",
+    };
+    const after = { metadata: { managedFields: [later] }, spec: {} };
+    const [change] = fieldDiff(before.spec, after.spec);
+    const shifted = { ...change, segments: ["spec", ...change.segments] };
+    expect(attributeChange(shifted, before, after)).toEqual([
+      {
+        manager: "kubectl-client-side-apply",
+        operation: "Update",
+        time: "2024-01-02T00:00:00Z",
+        basis: "wrote-since",
+      },
+    ]);
+  });
+
+  it("keeps the subresource so status writers are told apart", () => {
+    const status = {
+      manager: "kube-controller-manager",
+      operation: "Update",
+      subresource: "status",
+      time: "2024-01-01T00:00:05Z",
+      fieldsType: "FieldsV1",
+      fieldsV1: { "f:status": { "f:readyReplicas": {} } },
+    };
+    const before = { metadata: { managedFields: [status] }, status: { readyReplicas: 1 } };
+    const after = { metadata: { managedFields: [status] }, status: { readyReplicas: 2 } };
+    const [change] = fieldDiff(before, after).filter(c => c.path.startsWith("status"));
+    expect(attributeChange(change, before, after)[0]).toMatchObject({
+      manager: "kube-controller-manager",
+      subresource: "status",
+    });
+  });
+});

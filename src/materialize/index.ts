@@ -1,0 +1,25 @@
+export * from "./types";
+export { objectAt, type ObjectRef, type ObjectAtAnswer } from "./object-at";
+export {
+  snapshot,
+  listSnapshots,
+  expiredSnapshots,
+  type SnapshotOptions,
+  type SnapshotSummary,
+} from "./snapshot";
+export { diff, type DiffOptions } from "./diff";
+export {
+  search,
+  existenceRanges,
+  type SearchQuery,
+  type SearchHit,
+  type ExistenceRange,
+} from "./search";
+export { timeline, type TimelineEntry, type TimelineRef } from "./timeline";
+export { fieldDiff, jsonEqual, type FieldChange } from "./field-diff";
+export { attributeChange, attributeChanges, type Attribution } from "./attribution";
+export { parseFieldsV1, parseFieldsV1Key, ownership } from "./fields-v1";
+export { formatPath, parsePath, escapeKey, type PathSegment } from "./path";
+export { withoutServerFields, SERVER_METADATA } from "./normalize";
+export { coverageAt, gapSpans, describeGap, streamsFor, type GapSpan } from "./coverage";
+export { JournalReader } from "./reader";

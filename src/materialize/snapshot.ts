@@ -1,0 +1,128 @@
+import { snapshotRecord, type JournalRecord } from "../event";
+import type { Journal } from "../journal/types";
+import { coverageAt, streamsFor } from "./coverage";
+import { materializedOf, parseTime } from "./provenance";
+import { JournalReader } from "./reader";
+import type { Snapshot } from "./types";
+
+export interface SnapshotOptions {
+  /** Store the snapshot as a SNAPSHOT record (default true; needs a writable journal). */
+  store?: boolean;
+  /** Leave objects out of the answer (the record only keeps watermarks anyway). */
+  withoutObjects?: boolean;
+  /** Clock for the record's observedAt. */
+  now?: () => Date;
+}
+
+/**
+ * Materializes every watched object of a cluster at a time, with each stream's watermark (its last
+ * durable RV at or before then). Complete only when every stream has a baseline, no gap and coverage.
+ */
+export function snapshot(
+  journal: Journal,
+  clusterId: string,
+  at: string,
+  name: string,
+  opts: SnapshotOptions = {},
+): Snapshot {
+  const atMs = parseTime(at, "snapshot time");
+  const reader = new JournalReader(journal.path);
+  try {
+    const streams = streamsFor(journal, clusterId);
+    const cov = coverageAt(journal, reader, streams, atMs);
+    const warnings: string[] = [];
+    const missing = cov.streams.filter(s => !s.complete).map(s => s.streamId);
+    for (const s of cov.streams) for (const r of s.reasons) warnings.push(`${s.streamId}: ${r}`);
+    if (streams.length === 0) warnings.push(`cluster ${clusterId} has no recorded streams`);
+    const pruned = reader.prunedBefore();
+    if (pruned && atMs < Date.parse(pruned)) {
+      warnings.push(`history before ${pruned} was pruned; objects at ${at} cannot be rebuilt`);
+      for (const s of cov.streams) if (!missing.includes(s.streamId)) missing.push(s.streamId);
+    }
+    const watermarks: Record<string, string> = {};
+    for (const s of cov.streams) if (s.watermark !== null) watermarks[s.streamId] = s.watermark;
+
+    const streamIds = new Set(streams.map(s => s.streamId));
+    const positions = reader.positionsAt(clusterId, atMs, { streamIds }).filter(p => p.exists);
+    const objects = opts.withoutObjects ? [] : positions.map(p => materializedOf(reader.record(p)));
+    const complete = missing.length === 0 && streams.length > 0;
+    const result: Snapshot = {
+      id: null,
+      clusterId,
+      name,
+      at: new Date(atMs).toISOString(),
+      complete,
+      watermarks,
+      streams: cov.streams,
+      missing,
+      warnings,
+      objects,
+    };
+    if (opts.store ?? true) {
+      const rec = snapshotRecord(
+        clusterId,
+        {
+          name,
+          at: result.at,
+          complete,
+          watermarks,
+          missing,
+          warnings,
+          objectCount: positions.length,
+        },
+        (opts.now?.() ?? new Date()).toISOString(),
+      );
+      journal.append({ records: [rec], checkpoints: [] });
+      result.id = rec.eventId;
+    }
+    return result;
+  } finally {
+    reader.close();
+  }
+}
+
+/** A stored snapshot as listed: its record id, when it was taken, and its payload. */
+export interface SnapshotSummary {
+  id: string;
+  takenAt: string;
+  clusterId: string;
+  name: string;
+  at: string;
+  complete: boolean;
+  missing: string[];
+  warnings: string[];
+  objectCount: number;
+  watermarks: Record<string, string>;
+}
+
+function summaryOf(rec: JournalRecord): SnapshotSummary {
+  const s = rec.snapshot!;
+  return {
+    id: rec.eventId,
+    takenAt: rec.observedAt,
+    clusterId: rec.clusterId,
+    name: s.name,
+    at: s.at,
+    complete: s.complete,
+    missing: s.missing,
+    warnings: s.warnings,
+    objectCount: s.objectCount,
+    watermarks: s.watermarks,
+  };
+}
+
+/** Stored snapshots, oldest first, optionally of one cluster. */
+export function listSnapshots(journal: Journal, clusterId?: string): SnapshotSummary[] {
+  return journal
+    .snapshots()
+    .filter(r => r.snapshot && (clusterId === undefined || r.clusterId === clusterId))
+    .map(summaryOf);
+}
+
+/** Which snapshots fall outside the newest `keep` (by the time they were taken). */
+export function expiredSnapshots(list: SnapshotSummary[], keep: number): SnapshotSummary[] {
+  if (!Number.isInteger(keep) || keep < 0)
+    throw new Error(`keep must be a whole number, got ${keep}`);
+  const sorted = [...list].sort((a, b) => a.takenAt.localeCompare(b.takenAt));
+  return sorted.slice(0, Math.max(0, sorted.length - keep));
+}

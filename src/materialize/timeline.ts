@@ -1,0 +1,110 @@
+import type { Journal } from "../journal/types";
+import { attributeChanges } from "./attribution";
+import { describeGap, gapSpans } from "./coverage";
+import { fieldDiff } from "./field-diff";
+import { withoutServerFields } from "./normalize";
+import { JournalReader } from "./reader";
+import type { AttributedChange } from "./types";
+
+/** One entry of an object's timeline: a recorded version, or a gap in its stream. */
+export interface TimelineEntry {
+  kind: "version" | "gap";
+  observedAt: string;
+  resourceVersion: string | null;
+  watchType: string | null;
+  recordType: string;
+  synthetic: boolean;
+  streamId: string;
+  /** Spec/metadata fields that changed from the previous version (server metadata ignored). */
+  changes: AttributedChange[];
+  /** The manager shown for the entry: the owner of the first change, if any. */
+  manager: string | null;
+  note: string | null;
+}
+
+export interface TimelineRef {
+  kind: string;
+  namespace: string;
+  name: string;
+  group?: string;
+}
+
+/** Every recorded change of an object with RV, observed time, changed fields and their managers. */
+export function timeline(
+  journal: Journal,
+  clusterId: string,
+  ref: TimelineRef,
+  opts: { includeStatus?: boolean } = {},
+): { entries: TimelineEntry[]; warnings: string[] } {
+  const sel = { clusterId, kind: ref.kind, namespace: ref.namespace, name: ref.name };
+  const history = journal.objectHistory(
+    ref.group === undefined ? sel : { ...sel, group: ref.group },
+  );
+  const warnings: string[] = [];
+  const entries: TimelineEntry[] = [];
+  let prev: Record<string, unknown> | undefined;
+  let prevRaw: unknown;
+  for (const rec of history) {
+    if (!rec.object) continue;
+    const raw = rec.object as Record<string, unknown>;
+    const now = withoutServerFields(raw, opts);
+    const deleted = rec.watchType === "DELETED";
+    const changes = prev && !deleted ? attributeChanges(fieldDiff(prev, now), prevRaw, raw) : [];
+    const first = changes.find(c => c.managers.length > 0)?.managers[0];
+    let note: string | null = null;
+    if (deleted) note = "deleted";
+    else if (!prev) note = rec.synthetic ? "first seen in a list" : "created";
+    else if (changes.length === 0)
+      note = rec.synthetic ? "relisted, unchanged" : "no spec/metadata change";
+    entries.push({
+      kind: "version",
+      observedAt: rec.observedAt,
+      resourceVersion: rec.resource?.resourceVersion ?? null,
+      watchType: rec.watchType ?? null,
+      recordType: rec.type,
+      synthetic: rec.synthetic,
+      streamId: rec.streamId,
+      changes,
+      manager: first
+        ? `${first.manager} (${first.operation}${first.time ? ` ${first.time}` : ""})`
+        : null,
+      note,
+    });
+    prev = deleted ? undefined : now;
+    prevRaw = deleted ? undefined : raw;
+  }
+  if (history.length === 0) {
+    warnings.push(
+      `no record of ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`,
+    );
+    return { entries, warnings };
+  }
+  const reader = new JournalReader(journal.path);
+  try {
+    const first = Date.parse(history[0].observedAt);
+    for (const streamId of new Set(history.map(h => h.streamId))) {
+      for (const g of gapSpans(journal, reader, streamId)) {
+        if (g.toMs !== null && g.toMs < first) continue;
+        warnings.push(describeGap(g));
+        entries.push({
+          kind: "gap",
+          observedAt: new Date(g.fromMs).toISOString(),
+          resourceVersion: null,
+          watchType: null,
+          recordType: "gap",
+          synthetic: false,
+          streamId,
+          changes: [],
+          manager: null,
+          note: `unknown until ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}`,
+        });
+      }
+    }
+    const pruned = reader.prunedBefore();
+    if (pruned) warnings.push(`history before ${pruned} was pruned; earlier versions are gone`);
+  } finally {
+    reader.close();
+  }
+  entries.sort((a, b) => a.observedAt.localeCompare(b.observedAt));
+  return { entries, warnings };
+}
