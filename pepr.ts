@@ -1,8 +1,9 @@
 import { PeprModule } from "pepr";
 import cfg from "./package.json";
 import { ReplayGate } from "./capabilities/replay-gate";
+import { Snapshots } from "./capabilities/snapshots";
 
 /** The krply module: each later capability is registered here with its own registration test. */
-export const capabilities = [ReplayGate];
+export const capabilities = [ReplayGate, Snapshots];
 
 new PeprModule(cfg, capabilities);

@@ -1,8 +1,22 @@
 import type { Command } from "commander";
+import { registerCoverage, registerStatus } from "./commands/coverage";
+import { registerDiff } from "./commands/diff";
+import { registerReconstruct } from "./commands/reconstruct";
+import { registerSearch } from "./commands/search";
+import { registerSnapshot } from "./commands/snapshot";
+import { registerTimeline } from "./commands/timeline";
 import { rootProgram } from "./program";
 
 /** Each feature contributes its commands here, so `krply --help` lists everything that exists. */
-const registrations: ((program: Command) => void)[] = [];
+const registrations: ((program: Command) => void)[] = [
+  registerTimeline,
+  registerReconstruct,
+  registerDiff,
+  registerSnapshot,
+  registerSearch,
+  registerCoverage,
+  registerStatus,
+];
 
 /** Builds the complete krply CLI. */
 export function buildCli(): Command {

@@ -126,6 +126,14 @@ export class JournalReader {
       .all(...args) as (ObjectIdentity & { clusterId: string })[];
   }
 
+  /** Kinds recorded in a cluster. */
+  kinds(clusterId: string): string[] {
+    const rows = this.db
+      .prepare("SELECT DISTINCT kind FROM objects WHERE cluster_id=? ORDER BY kind")
+      .all(clusterId) as { kind: string }[];
+    return rows.map(r => r.kind);
+  }
+
   /** Baseline markers of a stream, oldest first. */
   baselineMarks(streamId: string): BaselineMark[] {
     const hit = this.markCache.get(streamId);

@@ -56,6 +56,7 @@ export function snapshot(
       streams: cov.streams,
       missing,
       warnings,
+      objectCount: positions.length,
       objects,
     };
     if (opts.store ?? true) {

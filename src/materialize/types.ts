@@ -52,6 +52,8 @@ export interface Snapshot {
   streams: StreamCoverage[];
   missing: string[];
   warnings: string[];
+  /** How many objects existed at `at` (objects may be left out of the answer). */
+  objectCount: number;
   objects: MaterializedObject[];
 }
 

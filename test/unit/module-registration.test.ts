@@ -52,4 +52,40 @@ describe("krply Pepr module in build mode", () => {
     );
     expect(res.statusMessage).toMatch(/no approved replay plan/);
   });
+
+  it("registers the snapshot capability as a schedule only (no admission or watch bindings)", () => {
+    const snap = caps.find(c => c.name === "snapshots");
+    expect(snap).toBeDefined();
+    // Pepr 1.1.4 exports only hasSchedule in build mode; the schedule itself is checked below.
+    expect(snap!.hasSchedule).toBe(true);
+    expect(snap!.bindings).toEqual([]);
+  });
+
+  it("schedules the snapshot every 24 hours from a start time and logs failures instead of throwing", () => {
+    let mod: typeof import("../../capabilities/snapshots") | undefined;
+    let logError: jest.SpyInstance | undefined;
+    const prev = process.env.KRPLY_JOURNAL;
+    process.env.KRPLY_JOURNAL = "/nonexistent-krply-dir/journal.db";
+    try {
+      jest.isolateModules(() => {
+        // Loaded in isolation so the unreachable journal path only affects this capability.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        logError = jest.spyOn(require("pepr").Log, "error").mockImplementation(() => undefined);
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        mod = require("../../capabilities/snapshots");
+      });
+    } finally {
+      if (prev === undefined) delete process.env.KRPLY_JOURNAL;
+      else process.env.KRPLY_JOURNAL = prev;
+    }
+    const schedule = mod!.snapshotSchedule;
+    expect(schedule).toMatchObject({ name: "krply-scheduled-snapshot", every: 24, unit: "hours" });
+    expect(schedule.startTime).toBeInstanceOf(Date);
+    expect(schedule.startTime.getUTCHours()).toBe(2);
+    expect(() => schedule.run()).not.toThrow();
+    expect(logError).toHaveBeenCalledWith(
+      expect.objectContaining({ err: expect.any(Error) }),
+      "krply scheduled snapshot failed",
+    );
+  });
 });

@@ -1,0 +1,66 @@
+import type { Command } from "commander";
+import { listSnapshots, snapshot, type Snapshot } from "../../materialize";
+import { printAnswer, table } from "../output";
+import { optionsOf, parseTimeFlag, resolveCluster, shortStream, withJournal } from "./common";
+
+function render(s: Snapshot): string {
+  const head = `snapshot ${s.name} at ${s.at}: ${s.complete ? "COMPLETE" : "INCOMPLETE"}, ${s.objectCount} objects${s.id ? ` (id ${s.id})` : ""}`;
+  const rows = s.streams.map(c => [
+    shortStream(c.streamId),
+    c.watermark ?? "-",
+    c.baselinePresent ? "yes" : "no",
+    c.unresolvedGap ? "GAP" : "-",
+    c.complete ? "ok" : "MISSING",
+  ]);
+  return `${head}\n${table(["STREAM", "WATERMARK", "BASELINE", "GAP", "STATE"], rows)}`;
+}
+
+/** `krply snapshot [--at T]` and `krply snapshot list`. */
+export function registerSnapshot(program: Command): void {
+  const cmd = program
+    .command("snapshot")
+    .description("take a snapshot (every watched object at a time, with per-stream watermarks)")
+    .option("--at <time>", "ISO time, now, or an age like 2h", "now")
+    .option("--name <name>", "snapshot name (default: manual-<time>)")
+    .option("--objects", "include the materialized objects in the output", false)
+    .option("--cluster <id>", "cluster id (default: the only one in the journal)")
+    .action((flags: { at: string; name?: string; objects: boolean }, c: Command) => {
+      const opts = optionsOf(c);
+      const at = parseTimeFlag(flags.at, "--at");
+      withJournal(opts, true, j => {
+        const cluster = resolveCluster(j, opts.cluster);
+        const s = snapshot(j, cluster, at, flags.name ?? `manual-${at}`, {
+          withoutObjects: !flags.objects,
+        });
+        printAnswer(opts, { data: s, warnings: s.warnings }, render);
+      });
+    });
+  cmd
+    .command("list")
+    .description("stored snapshots, oldest first")
+    .option("--cluster <id>", "only this cluster")
+    .action((_flags: unknown, c: Command) => {
+      const opts = optionsOf(c);
+      withJournal(opts, false, j => {
+        const list = listSnapshots(j, opts.cluster);
+        const warnings = list
+          .filter(s => !s.complete)
+          .map(s => `snapshot ${s.name} (${s.id}) is incomplete: missing ${s.missing.join(", ")}`);
+        printAnswer(opts, { data: list, warnings }, l =>
+          l.length === 0
+            ? "no snapshots"
+            : table(
+                ["ID", "NAME", "AT", "TAKEN", "COMPLETE", "OBJECTS"],
+                l.map(s => [
+                  s.id.slice(0, 12),
+                  s.name,
+                  s.at,
+                  s.takenAt,
+                  s.complete ? "yes" : "NO",
+                  String(s.objectCount),
+                ]),
+              ),
+        );
+      });
+    });
+}

@@ -1,0 +1,64 @@
+import type { Command } from "commander";
+import { timeline, type TimelineEntry } from "../../materialize";
+import { printAnswer, table } from "../output";
+import {
+  optionsOf,
+  parseRef,
+  resolveCluster,
+  resolveKind,
+  shortStream,
+  withJournal,
+} from "./common";
+
+function summary(e: TimelineEntry): string {
+  if (e.kind === "gap") return `GAP ${e.note ?? ""}`;
+  const paths = e.changes.map(c => c.path);
+  const shown = paths.slice(0, 3).join(", ") + (paths.length > 3 ? ` (+${paths.length - 3})` : "");
+  return [e.note, shown].filter(Boolean).join(": ");
+}
+
+/** `krply timeline <kind>/<name> -n NS`: every recorded change with RV, time, fields and manager. */
+export function registerTimeline(program: Command): void {
+  program
+    .command("timeline <ref>")
+    .description("every recorded change of an object: RV, observed time, changed fields, manager")
+    .option("-n, --namespace <ns>", "namespace (omit for cluster-scoped objects)", "")
+    .option("--group <group>", "API group, when the kind exists in several")
+    .option("--status", "include status changes", false)
+    .option("--cluster <id>", "cluster id (default: the only one in the journal)")
+    .action(
+      (
+        refText: string,
+        flags: { namespace: string; group?: string; status: boolean },
+        cmd: Command,
+      ) => {
+        const opts = optionsOf(cmd);
+        const ref = parseRef(refText);
+        withJournal(opts, false, j => {
+          const cluster = resolveCluster(j, opts.cluster);
+          const kind = resolveKind(j, cluster, ref.kind);
+          const t = timeline(
+            j,
+            cluster,
+            { kind, namespace: flags.namespace, name: ref.name, group: flags.group },
+            { includeStatus: flags.status },
+          );
+          printAnswer(opts, { data: t.entries, warnings: t.warnings }, entries =>
+            table(
+              ["OBSERVED", "RV", "TYPE", "STREAM", "MANAGER", "CHANGE"],
+              entries.map(e => [
+                e.observedAt,
+                e.resourceVersion ?? "-",
+                e.kind === "gap"
+                  ? "GAP"
+                  : `${e.watchType ?? e.recordType}${e.synthetic ? "*" : ""}`,
+                shortStream(e.streamId),
+                e.manager ?? "-",
+                summary(e),
+              ]),
+            ),
+          );
+        });
+      },
+    );
+}
