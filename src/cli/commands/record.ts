@@ -1,0 +1,118 @@
+import type { Command } from "commander";
+import { DefaultResources } from "../../kube/discovery";
+import type { StreamStatus } from "../../watch/types";
+import { Recorder } from "../../watch/recorder";
+import { globalOptions } from "../program";
+import { table } from "../output";
+
+const collect = (v: string, prev: string[]) => [...prev, ...v.split(",").filter(Boolean)];
+
+/** One frame of the live progress view: totals, events/s since the last frame, and every stream. */
+export function renderProgress(
+  streams: StreamStatus[],
+  eventsBefore: number,
+  elapsedMs: number,
+): { text: string; events: number } {
+  const events = streams.reduce((n, s) => n + s.events, 0);
+  const gaps = streams.reduce((n, s) => n + s.gaps, 0);
+  const rate = elapsedMs > 0 ? ((events - eventsBefore) * 1000) / elapsedMs : 0;
+  const watching = streams.filter(s => s.phase === "watching").length;
+  const head = `streams ${watching}/${streams.length} watching  events ${events}  ${rate.toFixed(1)} events/s  gaps ${gaps}`;
+  const rows = streams.map(s => [
+    `${s.key.group || "core"}/${s.key.resource}${s.key.namespace ? ` -n ${s.key.namespace}` : ""}`,
+    s.phase,
+    String(s.events),
+    String(s.gaps),
+    String(s.reconnects),
+    s.durableRv ?? "-",
+    `${s.lagMs} ms`,
+  ]);
+  return {
+    text: `${head}\n${table(["STREAM", "STATE", "EVENTS", "GAPS", "RECONNECTS", "RV", "LAG"], rows)}\n`,
+    events,
+  };
+}
+
+/** `krply record`: runs the stream engine outside the cluster into a local journal. */
+export function registerRecord(program: Command): void {
+  program
+    .command("record")
+    .description("record changes of the selected resources into the journal (--store) until Ctrl-C")
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)",
+    )
+    .option("--context <name>", "kubeconfig context")
+    .option(
+      "-n, --namespace <ns>",
+      "namespace to record (repeatable, comma-separated)",
+      collect,
+      [],
+    )
+    .option(
+      "-r, --resource <name>",
+      `resource to record: kubectl names, "*.group" or "*" (default: ${DefaultResources.join(",")})`,
+      collect,
+      [],
+    )
+    .option("-l, --selector <labels>", "label selector", "")
+    .action(async (opts: RecordFlags, cmd: Command) => {
+      await runRecord(opts, globalOptions(cmd).store);
+    });
+}
+
+interface RecordFlags {
+  kubeconfig?: string;
+  context?: string;
+  namespace: string[];
+  resource: string[];
+  selector: string;
+}
+
+async function runRecord(opts: RecordFlags, store: string): Promise<void> {
+  const recorder = new Recorder({
+    journalPath: store,
+    kubeconfig: opts.kubeconfig,
+    context: opts.context,
+    selection: {
+      resources: opts.resource.length > 0 ? opts.resource : [...DefaultResources],
+      namespaces: opts.namespace,
+      selector: opts.selector,
+    },
+    mirrorEveryMs: 30_000,
+    journalRetryMs: 0,
+  });
+  const out = process.stderr;
+  const tty = out.isTTY === true;
+  let stopping: Promise<void> | null = null;
+  const finished = new Promise<void>(resolve => {
+    const stop = () => {
+      stopping ??= recorder.stop().then(resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await recorder.start();
+  const id = recorder.clusterIdentity!;
+  out.write(`recording ${id.server} (cluster ${id.clusterId}) into ${store}; Ctrl-C stops\n`);
+  let last = { at: Date.now(), events: 0 };
+  let lines = 0;
+  const frame = () => {
+    const now = Date.now();
+    const p = renderProgress(recorder.status(), last.events, now - last.at);
+    last = { at: now, events: p.events };
+    if (tty) {
+      // Redraw in place: move up over the previous frame and clear it.
+      if (lines > 0) out.write(`\x1b[${lines}A\x1b[J`);
+      out.write(p.text);
+      lines = p.text.split("\n").length - 1;
+    } else {
+      out.write(p.text.split("\n")[0] + "\n");
+    }
+  };
+  const timer = setInterval(frame, tty ? 1000 : 10_000);
+  await finished;
+  clearInterval(timer);
+  frame();
+  out.write("stopped; every queued record was committed\n");
+}
