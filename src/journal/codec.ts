@@ -109,6 +109,11 @@ export function encodeKeyframe(object: unknown, opts: CodecOptions): EncodedBody
   };
 }
 
+/** The JSON text of a keyframe body. */
+export function keyframeText(enc: number, body: Buffer): string {
+  return unpack(enc, body);
+}
+
 /** Decodes a keyframe body into a fresh object. */
 export function decodeKeyframe(enc: number, body: Buffer): unknown {
   return JSON.parse(unpack(enc, body));

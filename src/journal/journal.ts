@@ -38,6 +38,7 @@ export const DEFAULTS = {
   lastVersionCacheSize: 10_000,
   deflateMinBytes: 384,
   sync: "FULL" as const,
+  pageCacheKiB: 65536,
 };
 
 function metaValue(db: Database.Database, key: string): string | null {
@@ -77,6 +78,8 @@ class SqliteJournal implements Journal {
         // FULL: a committed append survives power loss. NORMAL: survives a process crash, may lose
         // the last commits on power loss, never corrupts. See docs/consistency.md.
         this.db.pragma(`synchronous = ${options.sync ?? DEFAULTS.sync}`);
+        // Dedup keys are random, so index inserts touch random pages; keep more of them in memory.
+        this.db.pragma(`cache_size = -${DEFAULTS.pageCacheKiB}`);
       }
       migrate(this.db, this.readonly);
       this.store = new Store(this.db);

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { parseStreamId } from "../event/stream-id";
 import type { StreamKey } from "../event/schema";
 import { LruCache } from "./cache";
-import { ENC_KEYFRAME, ENC_MASK, reconstruct } from "./codec";
+import { applyPatchBody, ENC_KEYFRAME, ENC_MASK, keyframeText } from "./codec";
 
 export interface StreamRow {
   id: number;
@@ -40,6 +40,8 @@ export interface RecordRow {
 export class Store {
   readonly streams = new Map<number, StreamRow>();
   readonly streamsById = new Map<string, StreamRow>();
+  /** Whether the last objectId() call created the identity (so it has no versions yet). */
+  lastCreated = false;
   private readonly objectIds = new LruCache<string, number>(50_000);
   private readonly objectRows = new LruCache<number, ObjectRow>(50_000);
   private readonly stmt;
@@ -58,6 +60,7 @@ export class Store {
       objectById: db.prepare(
         "SELECT id, cluster_id, grp, kind, namespace, name FROM objects WHERE id=?",
       ),
+      lastBody: db.prepare("SELECT max(seq) AS s FROM records WHERE object=? AND body IS NOT NULL"),
       chain: db.prepare(
         "SELECT seq, flags, body FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC",
       ),
@@ -125,13 +128,16 @@ export class Store {
   ): number | null {
     const key = `${clusterId}\u0000${group}\u0000${kind}\u0000${namespace}\u0000${name}`;
     const hit = this.objectIds.get(key);
+    this.lastCreated = false;
     if (hit !== undefined) return hit;
     const row = this.stmt.findObject.get(clusterId, kind, namespace, name, group) as
       | { id: number }
       | undefined;
     let id = row?.id;
+    this.lastCreated = false;
     if (id === undefined) {
       if (!create) return null;
+      this.lastCreated = true;
       id = Number(
         this.stmt.insertObject.run(clusterId, kind, namespace, name, group).lastInsertRowid,
       );
@@ -173,6 +179,13 @@ export class Store {
     this.objectRows.clear();
   }
 
+  /** The newest stored version of an object, rebuilt from disk; null when it has none. */
+  lastVersion(objectId: number): ({ seq: number } & ReturnType<Store["versionAt"]>) | null {
+    const last = this.stmt.lastBody.get(objectId) as { s: number | null };
+    if (last.s === null) return null;
+    return { seq: last.s, ...this.versionAt(objectId, last.s) };
+  }
+
   /** Rebuilds an object's version at seq from its keyframe and patches; also reports the chain length. */
   versionAt(
     objectId: number,
@@ -188,9 +201,14 @@ export class Store {
       if ((r.flags & ENC_MASK) === ENC_KEYFRAME) break;
     }
     links.reverse();
-    const object = reconstruct(links);
-    // The keyframe's serialised size is the yardstick for later patches; recompute rather than store it.
-    const keyframeBytes = JSON.stringify(reconstruct(links.slice(0, 1))).length;
-    return { object, chainLen: links.length - 1, keyframeBytes };
+    if (links.length === 0 || (links[0].enc & ENC_MASK) !== ENC_KEYFRAME) {
+      throw new Error(`object ${objectId}: no keyframe at or before record ${seq}`);
+    }
+    const head = keyframeText(links[0].enc, links[0].body);
+    let object: unknown = JSON.parse(head);
+    for (let i = 1; i < links.length; i++)
+      object = applyPatchBody(object, links[i].enc, links[i].body);
+    // The keyframe's serialised size is the yardstick for later patches.
+    return { object, chainLen: links.length - 1, keyframeBytes: head.length };
   }
 }

@@ -106,7 +106,11 @@ export function appendInTxn(
       objectId = w.store.objectId(rec.clusterId, r.group, r.kind, r.namespace, r.name, true);
       const derivedUid = (object as { metadata?: { uid?: string } }).metadata?.uid ?? "";
       if (r.version !== stream.version || r.uid !== derivedUid) meta.r = r;
-      const prev = pending.get(objectId!) ?? w.cache.get(objectId!) ?? loadLast(w, objectId!);
+      const id = objectId!;
+      // A just-created identity has no versions, so skip the cache (and its miss count) and the read.
+      const prev = w.store.lastCreated
+        ? null
+        : (pending.get(id) ?? w.cache.get(id) ?? w.store.lastVersion(id));
       enc = encodeObject(prev, object, w.codec);
     } else if (rec.object) {
       enc = encodeKeyframe(object, w.codec);
@@ -182,13 +186,4 @@ export function appendInTxn(
     nextSeq: seq,
     duplicates,
   };
-}
-
-function loadLast(w: WriterState, objectId: number): CachedVersion | null {
-  const last = w.store.db
-    .prepare("SELECT max(seq) AS s FROM records WHERE object=? AND body IS NOT NULL")
-    .get(objectId) as { s: number | null };
-  if (last.s === null) return null;
-  const v = w.store.versionAt(objectId, last.s);
-  return { seq: last.s, ...v };
 }
