@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerCoverage, registerStatus } from "./commands/coverage";
 import { registerDiff } from "./commands/diff";
 import { registerReconstruct } from "./commands/reconstruct";
+import { registerRecord } from "./commands/record";
 import { registerSearch } from "./commands/search";
 import { registerSnapshot } from "./commands/snapshot";
 import { registerTimeline } from "./commands/timeline";
@@ -16,6 +17,7 @@ const registrations: ((program: Command) => void)[] = [
   registerSearch,
   registerCoverage,
   registerStatus,
+  registerRecord,
 ];
 
 /** Builds the complete krply CLI. */

@@ -26,6 +26,22 @@ function admission(labels: Record<string, string>, fieldManager?: string): Admis
 describe("krply Pepr module in build mode", () => {
   const caps = loadModuleInBuildMode();
 
+  it("registers the recorder capability with Reconcile bindings on CustomResourceDefinitions", () => {
+    const rec = caps.find(c => c.name === "recorder");
+    expect(rec).toBeDefined();
+    const reconcile = rec!.bindings.filter(b => b.isWatch && b.isQueue);
+    expect(reconcile.map(b => b.event).sort()).toEqual(["CREATEORUPDATE", "DELETE"]);
+    for (const b of reconcile) {
+      expect(b.kind).toMatchObject({
+        group: "apiextensions.k8s.io",
+        kind: "CustomResourceDefinition",
+      });
+      expect(typeof b.watchCallback).toBe("function");
+    }
+    // The recorder records through its own engine, never through admission.
+    expect(rec!.bindings.some(b => b.isMutate || b.isValidate)).toBe(false);
+  });
+
   it("registers the replay gate capability", () => {
     expect(caps.map(c => c.name)).toEqual(expect.arrayContaining(["replay-gate"]));
   });
