@@ -1,0 +1,108 @@
+import { baselineRecords, eventRecord, gapRecord, type StreamKey } from "../../event";
+import { openJournal } from "../../journal";
+import { at, configMap, tempJournalPath } from "../../journal/testing";
+import { buildCli } from "../main";
+
+const cms: StreamKey = {
+  clusterId: "c1",
+  group: "",
+  version: "v1",
+  resource: "configmaps",
+  namespace: "",
+  selector: "",
+};
+
+async function run(store: string, ...args: string[]): Promise<string> {
+  const chunks: string[] = [];
+  const spy = jest.spyOn(process.stdout, "write").mockImplementation(chunk => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  try {
+    await buildCli()
+      .exitOverride()
+      .parseAsync(["node", "krply", "--store", store, ...args]);
+  } finally {
+    spy.mockRestore();
+  }
+  return chunks.join("");
+}
+
+describe("krply history commands over a local journal", () => {
+  const tmp = tempJournalPath("krply-cli-");
+  beforeAll(() => {
+    const j = openJournal(tmp.path);
+    j.append({
+      records: [
+        ...baselineRecords({
+          stream: cms,
+          listResourceVersion: "5",
+          listedAt: at(1),
+          objects: [configMap("app", "shop", "u1", 5, { a: "1" })],
+          kind: "ConfigMap",
+        }),
+        eventRecord({
+          stream: cms,
+          watchType: "MODIFIED",
+          object: configMap("app", "shop", "u1", 6, { a: "2" }),
+          observedAt: at(10),
+        }),
+        gapRecord({
+          stream: cms,
+          lastGoodResourceVersion: "6",
+          reason: "410 Gone",
+          detectedAt: at(20),
+        }),
+      ],
+      checkpoints: [],
+      streams: [cms],
+    });
+    j.close();
+  });
+  afterAll(() => tmp.cleanup());
+
+  const gapWarning = /WARNING: .*gap from .* to now \(unresolved\) \(410 Gone\)/;
+
+  it("prints each answer with its coverage warnings beside it", async () => {
+    expect(await run(tmp.path, "coverage")).toMatch(gapWarning);
+    expect(await run(tmp.path, "status")).toMatch(/open gaps +1[\s\S]*WARNING: .*410 Gone/);
+    const tl = await run(tmp.path, "timeline", "cm/app", "-n", "shop");
+    expect(tl).toMatch(/6 +MODIFIED .*data\.a/);
+    expect(tl).toMatch(gapWarning);
+    const yaml = await run(tmp.path, "reconstruct", "configmap/app", "-n", "shop", "--at", at(30));
+    expect(yaml).toMatch(/^# event MODIFIED rv=6 .*\(inside a gap\)\n[\s\S]*data:\n {2}a: "2"/);
+    expect(yaml).toMatch(/WARNING: .*gap/);
+    const d = await run(tmp.path, "diff", "-n", "shop", "--since", at(2), "--until", at(30));
+    expect(d).toMatch(/\[HAS GAPS\][\s\S]*data\.a: "1" -> "2"[\s\S]*WARNING/);
+    expect(await run(tmp.path, "search", "ap")).toMatch(/ConfigMap +shop +app .*uncertain/);
+  });
+
+  it("stores an incomplete snapshot and lists it, with Missing in the warnings", async () => {
+    const snap = await run(tmp.path, "snapshot", "--at", at(30), "--name", "t30");
+    expect(snap).toMatch(/snapshot t30 .*INCOMPLETE, 1 objects/);
+    expect(snap).toMatch(/MISSING/);
+    const list = await run(tmp.path, "snapshot", "list");
+    expect(list).toMatch(/t30 .* NO +1/);
+    expect(list).toMatch(
+      /WARNING: snapshot t30 .* is incomplete: missing c1\/-\/v1\/configmaps\/-\/-/,
+    );
+  });
+
+  it("gives machine-readable answers with warnings inside", async () => {
+    const out = JSON.parse(
+      await run(tmp.path, "-o", "json", "diff", "--since", at(2), "--until", at(30)),
+    );
+    expect(out.data.hasGaps).toBe(true);
+    expect(out.data.objects[0].changes[0]).toMatchObject({
+      path: "data.a",
+      before: "1",
+      after: "2",
+    });
+    expect(out.warnings.length).toBeGreaterThan(0);
+  });
+
+  it("rejects bad input with a clear message", async () => {
+    await expect(run(tmp.path, "timeline", "web")).rejects.toThrow(/<kind>\/<name>/);
+    await expect(run(tmp.path, "diff", "--since", "yesterday")).rejects.toThrow(/not a time/);
+  });
+});
