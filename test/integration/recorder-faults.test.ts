@@ -13,6 +13,8 @@ import {
 } from "../fakeapi";
 import { allRecords, cmKey, eventRvs, fastEngine, rig, until, type Rig } from "./recorder-support";
 
+jest.setTimeout(60_000);
+
 const key = cmKey("fake");
 const id = streamIdOf(key);
 const spec = { key, kind: "ConfigMap", path: "/api/v1/configmaps" };
