@@ -82,9 +82,7 @@ export function objectAt(
     const s = store.streamsById.get(at.streamId);
     if (!s) throw new JournalError(`unknown stream ${at.streamId}`, "INVALID");
     // RVs are opaque: the position is the last record of this stream that carries the RV.
-    const pos = store.db
-      .prepare("SELECT max(seq) AS seq FROM records WHERE stream=? AND rv=?")
-      .get(s.id, at.resourceVersion) as { seq: number | null };
+    const pos = rvPosition(store, ids, s.id, at.resourceVersion);
     if (pos.seq === null) {
       warnings.push(
         `resourceVersion ${at.resourceVersion} was never recorded on stream ${at.streamId}`,
@@ -148,4 +146,31 @@ export function objectAt(
     return { record: null, exists: false, warnings, inGap, prunedBefore };
   }
   return { record, exists: true, warnings, inGap, prunedBefore };
+}
+
+/** Last position in a stream carrying rv: the object's own rows and control rows are indexed; others need a scan. */
+function rvPosition(
+  store: Store,
+  ids: number[],
+  stream: number,
+  rv: string,
+): { seq: number | null } {
+  const own = ids.length
+    ? (store.db
+        .prepare(
+          `SELECT max(seq) AS seq FROM records WHERE object IN (${ids.map(() => "?").join(",")}) AND stream=? AND rv=?`,
+        )
+        .get(...ids, stream, rv) as { seq: number | null })
+    : { seq: null };
+  const ctl = store.db
+    .prepare("SELECT max(seq) AS seq FROM records WHERE object IS NULL AND stream=? AND rv=?")
+    .get(stream, rv) as { seq: number | null };
+  const best = Math.max(own.seq ?? 0, ctl.seq ?? 0);
+  if (best > 0) return { seq: best };
+  // The RV belongs to some other object of the stream: rare, so an unindexed scan is acceptable.
+  return store.db
+    .prepare("SELECT max(seq) AS seq FROM records WHERE stream=? AND rv=?")
+    .get(stream, rv) as {
+    seq: number | null;
+  };
 }

@@ -62,6 +62,12 @@ const MIGRATIONS: string[] = [
   CREATE INDEX records_stream_rv ON records(stream, rv) WHERE rv IS NOT NULL;
   CREATE INDEX records_control ON records(type, stream, seq) WHERE object IS NULL;
   `,
+  // v2: a (stream, rv) index over every row cost a random B-tree insert per event; object RVs are
+  // found through the object index, so only control rows (checkpoints, baseline markers) keep one.
+  `
+  DROP INDEX records_stream_rv;
+  CREATE INDEX records_control_rv ON records(stream, rv) WHERE object IS NULL AND rv IS NOT NULL;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -27,7 +27,11 @@ export function writerStatements(db: Database.Database) {
       `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body)
        VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) DO NOTHING`,
     ),
-    rvExists: db.prepare("SELECT 1 FROM records WHERE stream=? AND rv=? LIMIT 1"),
+    controlRv: db.prepare(
+      "SELECT 1 FROM records WHERE object IS NULL AND stream=? AND rv=? LIMIT 1",
+    ),
+    lastRv: db.prepare("SELECT last_rv FROM streams WHERE id=?"),
+    recentRv: db.prepare("SELECT 1 FROM records WHERE seq > ? AND stream=? AND rv=? LIMIT 1"),
     advance: db.prepare("UPDATE streams SET last_rv=?, last_observed_at=? WHERE id=?"),
     baselineDone: db.prepare(
       "UPDATE streams SET last_baseline_seq=?, state=CASE WHEN state='degraded' THEN 'active' ELSE state END WHERE id=?",
@@ -59,6 +63,7 @@ export function appendInTxn(
   let seq = w.nextSeq;
   let duplicates = 0;
   let firstSeq: number | null = null;
+  const batchRvs = new Set<string>();
   for (const rec of batch.streams ?? []) {
     w.store.ensureStream(streamIdOf(rec), rec.clusterId);
   }
@@ -151,6 +156,7 @@ export function appendInTxn(
       continue;
     }
     if (firstSeq === null) firstSeq = seq;
+    if (rv !== null) batchRvs.add(`${stream.id}\u0000${rv}`);
     if (objectId !== null && enc) {
       pending.set(objectId, {
         seq,
@@ -170,7 +176,7 @@ export function appendInTxn(
     const stream = w.store.streamsById.get(cp.streamId);
     if (!stream) throw new JournalError(`checkpoint for unknown stream ${cp.streamId}`, "INVALID");
     // A checkpoint may only name a position that a durable record (now or earlier) holds.
-    if (!st.rvExists.get(stream.id, cp.resourceVersion)) {
+    if (!rvIsDurable(st, stream.id, cp.resourceVersion, batchRvs, w.nextSeq)) {
       throw new JournalError(
         `checkpoint ${cp.streamId}@${cp.resourceVersion} points past every durable record of that stream`,
         "INVALID",
@@ -186,4 +192,22 @@ export function appendInTxn(
     nextSeq: seq,
     duplicates,
   };
+}
+
+// How far back a checkpoint may name an object RV that is neither in its batch nor a control row.
+const RECENT_ROWS = 100_000;
+
+/** Whether a durable record of the stream carries rv: this batch, a control row, the current checkpoint, or recent rows. */
+function rvIsDurable(
+  st: WriterStatements,
+  streamRow: number,
+  rv: string,
+  batchRvs: Set<string>,
+  nextSeq: number,
+): boolean {
+  if (batchRvs.has(`${streamRow}\u0000${rv}`)) return true;
+  if (st.controlRv.get(streamRow, rv)) return true;
+  const cur = st.lastRv.get(streamRow) as { last_rv: string | null } | undefined;
+  if (cur?.last_rv === rv) return true;
+  return st.recentRv.get(nextSeq - RECENT_ROWS, streamRow, rv) !== undefined;
 }

@@ -1,0 +1,152 @@
+// Journal benchmark: append throughput against raw better-sqlite3 INSERTs of the same JSON,
+// bytes on disk, last-version cache hit rate, read latency and peak RSS.
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { JournalRecord } from "../src/event";
+import { openJournal } from "../src/journal";
+import { Workload } from "./lib-kube-workload";
+
+const BATCH = 500;
+
+function flag(args: string[], name: string, def: number): number {
+  const i = args.indexOf(`--${name}`);
+  if (i < 0) return def;
+  const v = Number(args[i + 1]);
+  if (!Number.isFinite(v) || v <= 0)
+    throw new Error(`--${name} needs a positive number, got "${args[i + 1]}"`);
+  return v;
+}
+
+function fileBytes(path: string): number {
+  return [path, `${path}-wal`].filter(existsSync).reduce((n, p) => n + statSync(p).size, 0);
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function ms(ns: bigint): number {
+  return Number(ns) / 1e6;
+}
+
+/** Runs the benchmark; flags: --events N (write phase), --read-events N (reads), --objects N, --cache N. */
+export async function main(args: string[]): Promise<void> {
+  const events = flag(args, "events", 200_000);
+  const readEvents = Math.max(events, flag(args, "read-events", 1_000_000));
+  const objects = flag(args, "objects", 5000);
+  const cacheSize = flag(args, "cache", 4096);
+  const dir = mkdtempSync(join(tmpdir(), "krply-bench-"));
+  console.log(
+    `events=${events} read-events=${readEvents} objects=${objects} batch=${BATCH} cache=${cacheSize} dir=${dir}`,
+  );
+  try {
+    // Raw baseline: same pragmas as the journal (WAL, synchronous=FULL), one JSON row per event.
+    const rawPath = join(dir, "raw.db");
+    const raw = new Database(rawPath);
+    raw.pragma("journal_mode = WAL");
+    raw.pragma("synchronous = FULL");
+    raw.exec("CREATE TABLE raw (id INTEGER PRIMARY KEY, json TEXT NOT NULL)");
+    const ins = raw.prepare("INSERT INTO raw (json) VALUES (?)");
+    const rawTxn = raw.transaction((recs: JournalRecord[]) => {
+      let bytes = 0;
+      for (const r of recs) {
+        const json = JSON.stringify(r);
+        bytes += Buffer.byteLength(json);
+        ins.run(json);
+      }
+      return bytes;
+    });
+
+    const jPath = join(dir, "journal.db");
+    const j = openJournal(jPath, { lastVersionCacheSize: cacheSize });
+    const checkpoints = (recs: JournalRecord[]) => {
+      const last = new Map<string, JournalRecord>();
+      for (const r of recs) last.set(r.streamId, r);
+      return [...last.values()].map(r => ({
+        streamId: r.streamId,
+        resourceVersion: r.resource!.resourceVersion,
+        observedAt: r.observedAt,
+      }));
+    };
+
+    // Interleave raw and journal per batch so machine noise hits both equally.
+    const w = new Workload(objects);
+    let rawNs = 0n;
+    let jNs = 0n;
+    let rawBytes = 0;
+    for (let done = 0; done < events; done += BATCH) {
+      const recs = w.next(Math.min(BATCH, events - done));
+      let t0 = process.hrtime.bigint();
+      rawBytes += rawTxn(recs);
+      rawNs += process.hrtime.bigint() - t0;
+      t0 = process.hrtime.bigint();
+      j.append({ records: recs, checkpoints: checkpoints(recs) });
+      jNs += process.hrtime.bigint() - t0;
+    }
+    const rawRate = events / (ms(rawNs) / 1000);
+    const jRate = events / (ms(jNs) / 1000);
+    raw.pragma("wal_checkpoint(TRUNCATE)");
+    j.checkpointWal();
+    const jBytes = fileBytes(jPath);
+    const rawDisk = fileBytes(rawPath);
+    raw.close();
+    const st = j.stats();
+    console.log(
+      `append: journal ${jRate.toFixed(0)} ev/s, raw INSERT ${rawRate.toFixed(0)} ev/s, ratio ${(jRate / rawRate).toFixed(2)} (target >= 0.8)`,
+    );
+    console.log(
+      `size: journal ${jBytes} B (${(jBytes / events).toFixed(1)} B/event), raw JSON ${rawBytes} B (${(rawBytes / events).toFixed(0)} B/event), ` +
+        `ratio ${(jBytes / rawBytes).toFixed(3)} (target <= 0.15); raw table on disk ${rawDisk} B`,
+    );
+    console.log(
+      `cache: ${cacheSize} entries for ${objects} objects, hit rate ${((100 * st.cacheHits) / Math.max(1, st.cacheHits + st.cacheMisses)).toFixed(1)}% ` +
+        `(${st.cacheMisses} misses read back from the journal)`,
+    );
+
+    // Grow to the read size, then sample reads.
+    const t0 = process.hrtime.bigint();
+    for (let done = events; done < readEvents; done += BATCH) {
+      const recs = w.next(Math.min(BATCH, readEvents - done));
+      j.append({ records: recs, checkpoints: checkpoints(recs) });
+    }
+    if (readEvents > events) {
+      j.checkpointWal();
+      console.log(
+        `grew journal to ${readEvents} events in ${(ms(process.hrtime.bigint() - t0) / 1000).toFixed(1)} s; ${fileBytes(jPath)} B on disk`,
+      );
+    }
+    const start = Date.UTC(2024, 0, 1);
+    const atNs: number[] = [];
+    const histNs: number[] = [];
+    const histLen: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const s = w.sample();
+      const sel = { clusterId: "bench", kind: s.kind, namespace: s.ns, name: s.name };
+      const time = new Date(start + Math.random() * (w.now - start)).toISOString();
+      let t = process.hrtime.bigint();
+      j.objectAt(sel, { time });
+      atNs.push(ms(process.hrtime.bigint() - t));
+      if (i % 4 === 0) {
+        t = process.hrtime.bigint();
+        histLen.push(j.objectHistory(sel).length);
+        histNs.push(ms(process.hrtime.bigint() - t));
+      }
+    }
+    atNs.sort((a, b) => a - b);
+    histNs.sort((a, b) => a - b);
+    histLen.sort((a, b) => a - b);
+    console.log(
+      `objectAt on ${readEvents} events: p50 ${pct(atNs, 50).toFixed(2)} ms, p99 ${pct(atNs, 99).toFixed(2)} ms (target p50 < 2 ms)`,
+    );
+    console.log(
+      `objectHistory on ${readEvents} events: p50 ${pct(histNs, 50).toFixed(2)} ms, p99 ${pct(histNs, 99).toFixed(2)} ms ` +
+        `(versions p50 ${pct(histLen, 50)}, p99 ${pct(histLen, 99)}; target p50 < 5 ms)`,
+    );
+    j.close();
+    console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
