@@ -1,3 +1,4 @@
+import type { JournalRecord } from "../event/schema";
 import type { Journal, StreamInfo } from "../journal/types";
 import type { JournalReader } from "./reader";
 import type { StreamCoverage } from "./types";
@@ -45,8 +46,13 @@ function availableAt(
   streamId: string,
   at: string,
 ): { ok: boolean; reason?: string } {
-  const page = journal.events({ streamId, types: ["coverage_change"], until: at, limit: 5000 });
-  const last = page.records[page.records.length - 1]?.coverage;
+  let last: JournalRecord["coverage"];
+  let cursor: string | undefined;
+  do {
+    const page = journal.events({ streamId, types: ["coverage_change"], until: at, cursor });
+    last = page.records[page.records.length - 1]?.coverage ?? last;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
   if (!last || last.state === "available") return { ok: true };
   return { ok: false, reason: `not recordable: ${last.reason}` };
 }
