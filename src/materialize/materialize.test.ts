@@ -267,4 +267,23 @@ describe("materializer over a real journal", () => {
       snapshot(j, "c1", at(55), `s${n}`, { now: () => new Date(at(100 + n)) });
     expect(expiredSnapshots(listSnapshots(j), 2).map(s => s.name)).toEqual(["s1"]);
   });
+  it("says so when the point is before pruned history", () => {
+    j.close();
+    j = openJournal(tmp.path, { retention: { maxAgeMs: 25_000 } });
+    expect(j.prune(new Date(at(60)))).not.toBeNull();
+    const old = objectAt(
+      j,
+      "c1",
+      { kind: "Deployment", namespace: "shop", name: "web" },
+      {
+        time: at(15),
+      },
+    );
+    expect(old.prunedBefore).not.toBeNull();
+    expect(old.warnings.join("\n")).toMatch(/pruned/);
+    const s = snapshot(j, "c1", at(15), "old", { store: false });
+    expect(s.complete).toBe(false);
+    expect(s.warnings.join("\n")).toMatch(/pruned; objects at .* cannot be rebuilt/);
+    expect(diff(j, "c1", at(15), at(55)).hasGaps).toBe(true);
+  });
 });
