@@ -4,6 +4,7 @@ export {
   snapshot,
   listSnapshots,
   expiredSnapshots,
+  snapshotObjects,
   type SnapshotOptions,
   type SnapshotSummary,
 } from "./snapshot";

@@ -11,7 +11,7 @@ import { at, tempJournalPath } from "../journal/testing";
 import { diff } from "./diff";
 import { objectAt } from "./object-at";
 import { search } from "./search";
-import { expiredSnapshots, listSnapshots, snapshot } from "./snapshot";
+import { expiredSnapshots, listSnapshots, snapshot, snapshotObjects } from "./snapshot";
 import { timeline } from "./timeline";
 
 const deploys: StreamKey = {
@@ -175,6 +175,9 @@ describe("materializer over a real journal", () => {
     expect(s.missing).toEqual([]);
     expect(s.objects.map(o => o.name).sort()).toEqual(["new", "web"]);
     expect(s.watermarks).toEqual({ [streamIdOf(deploys)]: "30", [streamIdOf(cms)]: "50" });
+    const again = snapshotObjects(j, s.id!, { namespace: "shop" });
+    expect(again.objects.map(o => o.name).sort()).toEqual(["new", "web"]);
+    expect(again.warnings).toEqual([]);
     const listed = listSnapshots(j, "c1");
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id: s.id, name: "nightly", complete: true, objectCount: 2 });

@@ -3,7 +3,7 @@ import type { Journal } from "../journal/types";
 import { coverageAt, streamsFor } from "./coverage";
 import { materializedOf, parseTime } from "./provenance";
 import { JournalReader } from "./reader";
-import type { Snapshot } from "./types";
+import type { MaterializedObject, Snapshot } from "./types";
 
 export interface SnapshotOptions {
   /** Store the snapshot as a SNAPSHOT record (default true; needs a writable journal). */
@@ -118,6 +118,45 @@ export function listSnapshots(journal: Journal, clusterId?: string): SnapshotSum
     .snapshots()
     .filter(r => r.snapshot && (clusterId === undefined || r.clusterId === clusterId))
     .map(summaryOf);
+}
+
+/** The objects of a stored snapshot, rebuilt from the journal at its time (optionally one namespace). */
+export function snapshotObjects(
+  journal: Journal,
+  id: string,
+  opts: { namespace?: string } = {},
+): { snapshot: SnapshotSummary; objects: MaterializedObject[]; warnings: string[] } {
+  const found = listSnapshots(journal).find(s => s.id === id);
+  if (!found) throw new Error(`no snapshot with id ${id}`);
+  const atMs = Date.parse(found.at);
+  const reader = new JournalReader(journal.path);
+  try {
+    const warnings = [...found.warnings];
+    const pruned = reader.prunedBefore();
+    if (pruned && atMs < Date.parse(pruned)) {
+      throw new Error(
+        `snapshot ${found.name} (${id}) is at ${found.at}, before pruned history (${pruned})`,
+      );
+    }
+    for (const [streamId, rv] of Object.entries(found.watermarks)) {
+      const now = reader.streamPositionAt(streamId, atMs);
+      if (now?.resourceVersion !== rv) {
+        warnings.push(
+          `stream ${streamId} now ends at ${now?.resourceVersion ?? "nothing"} for ${found.at}, not at the snapshot's watermark ${rv}; records arrived late`,
+        );
+      }
+    }
+    const streamIds = new Set(
+      streamsFor(journal, found.clusterId, opts.namespace).map(s => s.streamId),
+    );
+    const objects = reader
+      .positionsAt(found.clusterId, atMs, { namespace: opts.namespace, streamIds })
+      .filter(p => p.exists)
+      .map(p => materializedOf(reader.record(p)));
+    return { snapshot: found, objects, warnings };
+  } finally {
+    reader.close();
+  }
 }
 
 /** Which snapshots fall outside the newest `keep` (by the time they were taken). */
