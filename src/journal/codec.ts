@@ -30,31 +30,76 @@ export interface EncodedBody {
   keyframeBytes: number;
 }
 
-// Compact op tuples: ~40% smaller than RFC 6902 objects, and converted back exactly on read.
-type OpTuple = [0, string, unknown] | [1, string, unknown] | [2, string];
+// Compact op tuples: [0,path,value] replace, [1,path,value] add, [2,path] remove, and [3,path]
+// replace with the same value as the op before (status churn repeats one timestamp several times).
+// A path that shares a prefix with the previous op's path is stored as "<prefixLength>:<rest>";
+// real JSON pointers start with "/" (or are empty), so the two forms cannot be confused.
+type OpTuple = [0 | 1, string, unknown] | [2 | 3, string];
+const MIN_SHARED = 4;
+
+function sharedPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
 
 function toTuples(ops: Operation[]): OpTuple[] {
+  let prevPath = "";
+  let prevValue: unknown = undefined;
+  let prevHasValue = false;
   return ops.map(op => {
+    const shared = sharedPrefix(prevPath, op.path);
+    const path = shared >= MIN_SHARED ? `${shared}:${op.path.slice(shared)}` : op.path;
+    prevPath = op.path;
+    let t: OpTuple;
     switch (op.op) {
       case "replace":
-        return [0, op.path, op.value];
+        // Only primitives are compared, so an object value is never mistaken for an equal copy.
+        t =
+          prevHasValue &&
+          op.value === prevValue &&
+          (op.value === null || typeof op.value !== "object")
+            ? [3, path]
+            : [0, path, op.value];
+        break;
       case "add":
-        return [1, op.path, op.value];
+        t = [1, path, op.value];
+        break;
       case "remove":
-        return [2, op.path];
+        t = [2, path];
+        break;
       default:
         throw new Error(`unexpected patch op ${op.op} from compare`);
     }
+    prevHasValue = op.op !== "remove";
+    prevValue = op.op === "remove" ? undefined : op.value;
+    return t;
   });
 }
 
 /** Expands stored tuples back into RFC 6902 operations. */
 export function fromTuples(tuples: OpTuple[]): Operation[] {
+  let prevPath = "";
+  let prevValue: unknown = undefined;
   return tuples.map(t => {
-    if (t[0] === 0) return { op: "replace", path: t[1], value: t[2] };
-    if (t[0] === 1) return { op: "add", path: t[1], value: t[2] };
-    if (t[0] === 2) return { op: "remove", path: t[1] };
-    throw new Error(`corrupt patch tuple ${JSON.stringify(t)}`);
+    let path = t[1];
+    if (path.length > 0 && path[0] !== "/") {
+      const colon = path.indexOf(":");
+      const n = Number(path.slice(0, colon));
+      if (colon < 1 || !Number.isInteger(n) || n > prevPath.length)
+        throw new Error(`corrupt patch path ${path}`);
+      path = prevPath.slice(0, n) + path.slice(colon + 1);
+    }
+    prevPath = path;
+    let op: Operation;
+    if (t[0] === 0) op = { op: "replace", path, value: t[2] };
+    else if (t[0] === 1) op = { op: "add", path, value: t[2] };
+    else if (t[0] === 2) op = { op: "remove", path };
+    else if (t[0] === 3) op = { op: "replace", path, value: prevValue };
+    else throw new Error(`corrupt patch tuple ${JSON.stringify(t)}`);
+    prevValue = op.op === "remove" ? undefined : op.value;
+    return op;
   });
 }
 
