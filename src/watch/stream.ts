@@ -72,6 +72,11 @@ export class StreamRunner implements SinkOwner {
     this.phase = "stopped";
   }
 
+  /** Drops the current connection; the stream resumes from its durable RV like after any disconnect. */
+  interrupt(): void {
+    this.abort?.abort(new NetworkError("connection dropped on request", "INTERRUPTED"));
+  }
+
   status(): StreamStatus {
     return {
       streamId: this.streamId,

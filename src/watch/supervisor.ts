@@ -103,6 +103,11 @@ export class Supervisor {
     return true;
   }
 
+  /** Drops the connections of one stream or all; each resumes from its durable RV. */
+  interrupt(streamId?: string): void {
+    for (const [id, r] of this.runners) if (!streamId || id === streamId) r.interrupt();
+  }
+
   has(streamId: string): boolean {
     return this.runners.has(streamId);
   }

@@ -77,7 +77,7 @@ export async function runWriters(
           const o = await p.client.json<Meta>(`/api/v1/namespaces/${t.ns}/configmaps/${t.name}`, {
             method: "PATCH",
             contentType: "application/merge-patch+json",
-            body: { data: { v: String(i) } },
+            body: { data: { v: `w${i}` } },
           });
           const a: Ack = { ...t, rv: o.metadata.resourceVersion, op: "update", at: Date.now() };
           acks.push(a);
