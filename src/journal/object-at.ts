@@ -25,10 +25,10 @@ export function gapsWithResolution(
   streamId?: string,
 ): { record: JournalRecord; window: GapWindow }[] {
   const gaps = controlRecords(store, "gap", streamId);
-  const markerAfter = store.db.prepare(
+  const markerAfter = store.prep(
     "SELECT observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? ORDER BY seq LIMIT 1",
   );
-  const before = store.db.prepare(
+  const before = store.prep(
     "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq DESC LIMIT 1",
   );
   return gaps.map(g => {
@@ -71,7 +71,7 @@ export function objectAt(
   if ("time" in at) {
     pointMs = Date.parse(at.time);
     if (Number.isNaN(pointMs)) throw new JournalError(`time "${at.time}" is not a date`, "INVALID");
-    const stmt = store.db.prepare(
+    const stmt = store.prep(
       `SELECT ${COLS} FROM records WHERE object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
     );
     for (const id of ids) {
@@ -89,11 +89,11 @@ export function objectAt(
       );
       return { record: null, exists: false, warnings, inGap: false, prunedBefore: prunedHorizon };
     }
-    const posRow = store.db.prepare("SELECT observed_at FROM records WHERE seq=?").get(pos.seq) as {
+    const posRow = store.prep("SELECT observed_at FROM records WHERE seq=?").get(pos.seq) as {
       observed_at: number;
     };
     pointMs = posRow.observed_at;
-    const stmt = store.db.prepare(
+    const stmt = store.prep(
       `SELECT ${COLS} FROM records WHERE object=? AND stream=? AND seq<=? ORDER BY seq DESC LIMIT 1`,
     );
     for (const id of ids) {
@@ -129,8 +129,8 @@ export function objectAt(
     return { record: null, exists: false, warnings, inGap, prunedBefore };
   }
   // A later baseline of the same stream that did not list the object means it vanished in a gap.
-  const marker = store.db
-    .prepare(
+  const marker = store
+    .prep(
       `SELECT seq, observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? AND observed_at<=?
        ORDER BY seq DESC LIMIT 1`,
     )
@@ -156,20 +156,20 @@ function rvPosition(
   rv: string,
 ): { seq: number | null } {
   const own = ids.length
-    ? (store.db
-        .prepare(
+    ? (store
+        .prep(
           `SELECT max(seq) AS seq FROM records WHERE object IN (${ids.map(() => "?").join(",")}) AND stream=? AND rv=?`,
         )
         .get(...ids, stream, rv) as { seq: number | null })
     : { seq: null };
-  const ctl = store.db
-    .prepare("SELECT max(seq) AS seq FROM records WHERE object IS NULL AND stream=? AND rv=?")
+  const ctl = store
+    .prep("SELECT max(seq) AS seq FROM records WHERE object IS NULL AND stream=? AND rv=?")
     .get(stream, rv) as { seq: number | null };
   const best = Math.max(own.seq ?? 0, ctl.seq ?? 0);
   if (best > 0) return { seq: best };
   // The RV belongs to some other object of the stream: rare, so an unindexed scan is acceptable.
-  return store.db
-    .prepare("SELECT max(seq) AS seq FROM records WHERE stream=? AND rv=?")
+  return store
+    .prep("SELECT max(seq) AS seq FROM records WHERE stream=? AND rv=?")
     .get(stream, rv) as {
     seq: number | null;
   };

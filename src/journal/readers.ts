@@ -22,8 +22,8 @@ const code = (t: RecordType): number => TYPE_CODES.indexOf(t);
 /** Lists streams with their durable position, baseline and gap state. */
 export function listStreams(store: Store): StreamInfo[] {
   store.reloadStreams();
-  const rows = store.db
-    .prepare(
+  const rows = store
+    .prep(
       `SELECT s.id, s.stream_id, s.last_rv, s.last_observed_at, s.last_baseline_seq, s.state,
          (SELECT count(*) FROM records r WHERE r.object IS NULL AND r.type=? AND r.stream=s.id
             AND r.seq > coalesce(s.last_baseline_seq, 0)) AS open_gaps
@@ -114,8 +114,8 @@ export function queryEvents(store: Store, q: EventQuery): EventPage {
     args.push(...q.types.map(code));
   }
   const limit = Math.min(Math.max(q.limit ?? DEFAULT_LIMIT, 1), MAX_LIMIT);
-  const rows = store.db
-    .prepare(
+  const rows = store
+    .prep(
       `SELECT ${COLS} FROM records r${join} WHERE ${where.join(" AND ")} ORDER BY r.seq LIMIT ?`,
     )
     .all(...args, limit + 1) as RecordRow[];
@@ -133,8 +133,8 @@ export function objectIds(store: Store, sel: ObjectSelector): number[] {
     const id = store.objectId(sel.clusterId, sel.group, sel.kind, sel.namespace, sel.name, false);
     return id === null ? [] : [id];
   }
-  const rows = store.db
-    .prepare("SELECT id FROM objects WHERE cluster_id=? AND kind=? AND namespace=? AND name=?")
+  const rows = store
+    .prep("SELECT id FROM objects WHERE cluster_id=? AND kind=? AND namespace=? AND name=?")
     .all(sel.clusterId, sel.kind, sel.namespace, sel.name) as { id: number }[];
   return rows.map(r => r.id);
 }
@@ -144,8 +144,8 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
   store.reloadStreams();
   const ids = objectIds(store, sel);
   if (ids.length === 0) return [];
-  const rows = store.db
-    .prepare(
+  const rows = store
+    .prep(
       `SELECT ${COLS} FROM records r WHERE r.object IN (${ids.map(() => "?").join(",")}) ORDER BY r.seq`,
     )
     .all(...ids) as RecordRow[];
@@ -176,8 +176,8 @@ export function controlRecords(store: Store, type: RecordType, streamId?: string
     extra = " AND r.stream = ?";
     args.push(s.id);
   }
-  const rows = store.db
-    .prepare(
+  const rows = store
+    .prep(
       `SELECT ${COLS} FROM records r WHERE r.object IS NULL AND r.type = ?${extra} ORDER BY r.seq`,
     )
     .all(...args) as RecordRow[];

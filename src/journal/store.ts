@@ -68,6 +68,18 @@ export class Store {
     this.reloadStreams();
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A prepared statement for sql, compiled once per connection (readers build few distinct shapes). */
+  prep(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
   /** Re-reads the stream registry (after a rolled-back transaction or for a reader). */
   reloadStreams(): void {
     this.streams.clear();
