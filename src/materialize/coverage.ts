@@ -1,6 +1,5 @@
-import type { JournalRecord } from "../event/schema";
 import type { Journal, StreamInfo } from "../journal/types";
-import type { JournalReader } from "./reader";
+import type { JournalReader, ObjectPosition } from "./reader";
 import type { StreamCoverage } from "./types";
 
 /** A stretch of a stream's history that is unknown: from the last good record to the relist. */
@@ -42,17 +41,11 @@ export function gapCovers(g: GapSpan, atMs: number, atOrAfterMs = atMs): boolean
 }
 
 function availableAt(
-  journal: Journal,
+  reader: JournalReader,
   streamId: string,
-  at: string,
+  atMs: number,
 ): { ok: boolean; reason?: string } {
-  let last: JournalRecord["coverage"];
-  let cursor: string | undefined;
-  do {
-    const page = journal.events({ streamId, types: ["coverage_change"], until: at, cursor });
-    last = page.records[page.records.length - 1]?.coverage ?? last;
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
+  const last = reader.lastControlAt(streamId, "coverage_change", atMs)?.c;
   if (!last || last.state === "available") return { ok: true };
   return { ok: false, reason: `not recordable: ${last.reason}` };
 }
@@ -67,21 +60,25 @@ export function streamsFor(journal: Journal, clusterId: string, namespace?: stri
     );
 }
 
-/** Each stream's watermark and trustworthiness at an instant. */
+/**
+ * Each stream's watermark and trustworthiness at an instant. Pass the object positions at that
+ * instant (positionsAt) for exact watermarks; without them only control rows count.
+ */
 export function coverageAt(
   journal: Journal,
   reader: JournalReader,
   streams: StreamInfo[],
   atMs: number,
+  positions: readonly ObjectPosition[] = [],
 ): { streams: StreamCoverage[]; gaps: GapSpan[] } {
   const at = iso(atMs);
   const allGaps: GapSpan[] = [];
   const out = streams.map(s => {
-    const pos = reader.streamPositionAt(s.streamId, atMs);
+    const pos = reader.streamPositionAt(s.streamId, atMs, positions);
     const baselinePresent = reader.baselineMarks(s.streamId).some(m => m.observedAtMs <= atMs);
     const gaps = gapSpans(journal, reader, s.streamId).filter(g => gapCovers(g, atMs));
     allGaps.push(...gaps);
-    const avail = availableAt(journal, s.streamId, at);
+    const avail = availableAt(reader, s.streamId, atMs);
     const reasons: string[] = [];
     if (!pos) reasons.push(`nothing recorded at or before ${at}`);
     if (!baselinePresent) reasons.push(`no baseline (complete list) at or before ${at}`);

@@ -4,13 +4,14 @@
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../event/schema";
 import { applyPatchBody, ENC_KEYFRAME, ENC_MASK, reconstruct } from "../journal/codec";
-import { decodeRow } from "../journal/rows";
+import { decodeRow, type Meta } from "../journal/rows";
 import { TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
 import { Store, type RecordRow } from "../journal/store";
 
 const COLS = "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body";
 const BASELINE = TYPE_CODES.indexOf("baseline");
 const DELETED = WATCH_CODES.indexOf("DELETED");
+const CHECKPOINT = TYPE_CODES.indexOf("checkpoint");
 
 /** An object identity as the journal keys it. */
 export interface ObjectIdentity {
@@ -73,8 +74,12 @@ export class JournalReader {
       chain: this.db.prepare(
         "SELECT seq, flags, body FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC",
       ),
-      position: this.db.prepare(
-        "SELECT rv, seq, observed_at FROM records WHERE stream=? AND rv IS NOT NULL AND observed_at<=? ORDER BY seq DESC LIMIT 1",
+      // Control rows (baseline markers, checkpoints) are indexed by (type, stream, seq).
+      controlPosition: this.db.prepare(
+        "SELECT rv, seq, observed_at FROM records WHERE object IS NULL AND type IN (?,?) AND stream=? AND rv IS NOT NULL AND observed_at<=? ORDER BY seq DESC LIMIT 1",
+      ),
+      lastControl: this.db.prepare(
+        "SELECT meta FROM records WHERE object IS NULL AND type=? AND stream=? AND observed_at<=? ORDER BY seq DESC LIMIT 1",
       ),
       before: this.db.prepare(
         "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq DESC LIMIT 1",
@@ -151,18 +156,42 @@ export class JournalReader {
     return marks;
   }
 
-  /** The last durable position (RV) of a stream at or before a time. */
+  /**
+   * The last durable position (RV) of a stream at or before a time: the newest of its control rows
+   * and of the given object positions (each object's last record at that time, as positionsAt gives).
+   */
   streamPositionAt(
     streamId: string,
     atMs: number,
+    objectPositions: readonly ObjectPosition[] = [],
   ): { resourceVersion: string; seq: number; observedAt: string } | null {
     const s = this.store.streamsById.get(streamId);
     if (!s) return null;
-    const r = this.stmt.position.get(s.id, atMs) as
+    let best = this.stmt.controlPosition.get(BASELINE, CHECKPOINT, s.id, atMs) as
       | { rv: string; seq: number; observed_at: number }
       | undefined;
+    for (const p of objectPositions) {
+      if (p.streamId !== streamId || p.row.rv === null) continue;
+      if (!best || p.row.seq > best.seq)
+        best = { rv: p.row.rv, seq: p.row.seq, observed_at: p.row.observed_at };
+    }
+    if (!best) return null;
+    return {
+      resourceVersion: best.rv,
+      seq: best.seq,
+      observedAt: new Date(best.observed_at).toISOString(),
+    };
+  }
+
+  /** The last control record of a type on a stream at or before a time (meta decoded), or null. */
+  lastControlAt(streamId: string, type: (typeof TYPE_CODES)[number], atMs: number): Meta | null {
+    const s = this.store.streamsById.get(streamId);
+    if (!s) return null;
+    const r = this.stmt.lastControl.get(TYPE_CODES.indexOf(type), s.id, atMs) as
+      | { meta: string | null }
+      | undefined;
     if (!r) return null;
-    return { resourceVersion: r.rv, seq: r.seq, observedAt: new Date(r.observed_at).toISOString() };
+    return r.meta ? (JSON.parse(r.meta) as Meta) : {};
   }
 
   /** Observation time (ms) of the stream's last record before a position, or null. */

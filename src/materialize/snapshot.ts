@@ -29,7 +29,9 @@ export function snapshot(
   const reader = new JournalReader(journal.path);
   try {
     const streams = streamsFor(journal, clusterId);
-    const cov = coverageAt(journal, reader, streams, atMs);
+    const streamIds = new Set(streams.map(s => s.streamId));
+    const all = reader.positionsAt(clusterId, atMs, { streamIds });
+    const cov = coverageAt(journal, reader, streams, atMs, all);
     const warnings: string[] = [];
     const missing = cov.streams.filter(s => !s.complete).map(s => s.streamId);
     for (const s of cov.streams) for (const r of s.reasons) warnings.push(`${s.streamId}: ${r}`);
@@ -42,8 +44,7 @@ export function snapshot(
     const watermarks: Record<string, string> = {};
     for (const s of cov.streams) if (s.watermark !== null) watermarks[s.streamId] = s.watermark;
 
-    const streamIds = new Set(streams.map(s => s.streamId));
-    const positions = reader.positionsAt(clusterId, atMs, { streamIds }).filter(p => p.exists);
+    const positions = all.filter(p => p.exists);
     const objects = opts.withoutObjects ? [] : positions.map(p => materializedOf(reader.record(p)));
     const complete = missing.length === 0 && streams.length > 0;
     const result: Snapshot = {
@@ -138,20 +139,22 @@ export function snapshotObjects(
         `snapshot ${found.name} (${id}) is at ${found.at}, before pruned history (${pruned})`,
       );
     }
+    const streamIds = new Set(
+      streamsFor(journal, found.clusterId, opts.namespace).map(s => s.streamId),
+    );
+    const all = reader.positionsAt(found.clusterId, atMs, { streamIds });
     for (const [streamId, rv] of Object.entries(found.watermarks)) {
-      const now = reader.streamPositionAt(streamId, atMs);
+      if (!streamIds.has(streamId)) continue;
+      const now = reader.streamPositionAt(streamId, atMs, all);
       if (now?.resourceVersion !== rv) {
         warnings.push(
           `stream ${streamId} now ends at ${now?.resourceVersion ?? "nothing"} for ${found.at}, not at the snapshot's watermark ${rv}; records arrived late`,
         );
       }
     }
-    const streamIds = new Set(
-      streamsFor(journal, found.clusterId, opts.namespace).map(s => s.streamId),
-    );
-    const objects = reader
-      .positionsAt(found.clusterId, atMs, { namespace: opts.namespace, streamIds })
+    const objects = all
       .filter(p => p.exists)
+      .filter(p => opts.namespace === undefined || p.identity.namespace === opts.namespace)
       .map(p => materializedOf(reader.record(p)));
     return { snapshot: found, objects, warnings };
   } finally {
