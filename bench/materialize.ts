@@ -47,7 +47,8 @@ export async function main(args: string[]): Promise<void> {
   } else {
     console.log(`reusing ${path} (pass --fresh to rebuild)`);
   }
-  const j = openJournal(path, { readonly: true });
+  // Writable so a journal built by an older krply is migrated before it is measured.
+  const j = openJournal(path);
   try {
     const records = j.stats().records;
     const bytes = statSync(path).size;
