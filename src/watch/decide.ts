@@ -19,7 +19,7 @@ export type Action =
 
 export interface DecideOptions {
   backoff: BackoffBounds;
-  /** Delay between probes while access is denied or the resource is gone. */
+  /** Longest delay between probes while access is denied or the resource is gone. */
   slowRetryMs: number;
 }
 
@@ -85,9 +85,11 @@ export function decide(
       return { do: "reconnect", delayMs: 0, reason: "watch closed by server" };
     case "http":
       if (f.status === 403 || f.status === 404) {
+        // Right after an API-server start its RBAC cache is empty and answers 403 for a moment, so
+        // probe quickly at first and slow down to slowRetryMs while access stays denied.
         return {
           do: "unavailable",
-          delayMs: o.slowRetryMs,
+          delayMs: backoffDelay(attempt, { minMs: o.backoff.minMs, maxMs: o.slowRetryMs }, random),
           status: f.status,
           reason: `${f.status} ${f.reason}`,
         };

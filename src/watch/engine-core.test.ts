@@ -85,14 +85,15 @@ describe("decide", () => {
     });
   });
 
-  it("marks 403 and 404 unavailable with the slow retry", () => {
+  it("marks 403 and 404 unavailable, probing fast at first and then at the slow retry", () => {
     for (const s of [403, 404]) {
       expect(decide(http(s, "x"), 0, opts, fixed(0))).toEqual({
         do: "unavailable",
-        delayMs: 30_000,
+        delayMs: 100,
         status: s,
         reason: `${s} x`,
       });
+      expect(decide(http(s, "x"), 20, opts, fixed(1))).toMatchObject({ delayMs: 30_000 });
     }
   });
 });

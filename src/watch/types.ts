@@ -10,7 +10,7 @@ export const EngineOptionsSchema = z.object({
   pageSize: z.number().int().positive().default(500),
   backoffMinMs: z.number().int().nonnegative().default(500),
   backoffMaxMs: z.number().int().positive().default(30_000),
-  /** Probe interval while a stream is forbidden or its resource is gone. */
+  /** Longest probe interval while a stream is forbidden or its resource is gone. */
   slowRetryMs: z.number().int().positive().default(30_000),
   watchTimeoutMinS: z.number().int().positive().default(240),
   watchTimeoutMaxS: z.number().int().positive().default(480),

@@ -40,13 +40,15 @@ function streamOrderViolations(recs: JournalRecord[]): number {
 
 const maxRv = (acks: Ack[]) => acks.reduce((m, a) => Math.max(m, Number(a.rv)), 0);
 
-async function caughtUp(r: Rig, ids: string[], rv: number): Promise<void> {
+// Without a watch cache (configmaps) a stream gets no bookmarks, so it only reaches RVs written in its
+// own namespace: wait for each stream's own last write.
+async function caughtUp(r: Rig, ids: string[], rvs: number[]): Promise<void> {
   await until(
-    `journal at RV ${rv}`,
+    `journal at RVs ${rvs.join(",")}`,
     () =>
-      ids.every(id => {
+      ids.every((id, i) => {
         const s = r.journal.streams().find(x => x.streamId === id);
-        return s?.lastResourceVersion && Number(s.lastResourceVersion) >= rv;
+        return s?.lastResourceVersion && Number(s.lastResourceVersion) >= rvs[i];
       }),
     60_000,
   );
@@ -76,15 +78,19 @@ describe("recorder across API-server restarts and compaction", () => {
     const tmp = tempJournalPath("krply-resume-");
     let r = await rig(server.kubeconfigs.recorder, fastEngine, tmp.path);
     r.supervisor.add(spec(key));
+    await until(
+      "baseline",
+      () => r.journal.streams().find(s => s.streamId === id)?.baselinePresent,
+    );
     const first = await runWriters({ client: admin, targets, writers: 2, total: 100 });
-    await caughtUp(r, [id], maxRv(first.acks));
+    await caughtUp(r, [id], [maxRv(first.acks)]);
     await r.close(true);
 
     // Restart inside the etcd window: resume from the checkpoint, no relist, nothing lost.
     const down1 = await runWriters({ client: admin, targets, writers: 2, total: 100 });
     r = await rig(server.kubeconfigs.recorder, fastEngine, tmp.path);
     r.supervisor.add(spec(key));
-    await caughtUp(r, [id], maxRv(down1.acks));
+    await caughtUp(r, [id], [maxRv(down1.acks)]);
     let recs = allRecords(r.journal, id);
     expect(recs.filter(x => x.type === "baseline" && x.baseline)).toHaveLength(1);
     expect(verify([...first.acks, ...down1.acks], deliveriesOf(recs))).toMatchObject({
@@ -105,7 +111,7 @@ describe("recorder across API-server restarts and compaction", () => {
       () => r.journal.baselines(id).filter(b => b.baseline).length === 2,
     );
     const after = await runWriters({ client: admin, targets, writers: 2, total: 50 });
-    await caughtUp(r, [id], maxRv(after.acks));
+    await caughtUp(r, [id], [maxRv(after.acks)]);
     recs = allRecords(r.journal, id);
     const gaps = recs.filter(x => x.type === "gap");
     expect(gaps).toHaveLength(1);
@@ -174,7 +180,11 @@ describe("recorder across API-server restarts and compaction", () => {
     for (const k of keys) r.supervisor.add(spec(k));
     const { acks, failures } = await writing;
     expect(acks).toHaveLength(total);
-    await caughtUp(r, ids, maxRv(acks));
+    await caughtUp(
+      r,
+      ids,
+      nss.map(ns => maxRv(acks.filter(a => a.ns === ns))),
+    );
 
     const report: Record<string, unknown> = { faults, writeRetries: failures };
     keys.forEach((k, i) => {
