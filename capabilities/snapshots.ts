@@ -1,5 +1,6 @@
 import { Capability, Log } from "pepr";
 import { nightlyConfigFromEnv, scheduledSnapshotJob } from "../src/materialize/nightly";
+import { recorder } from "./recorder";
 
 export const Snapshots = new Capability({
   name: "snapshots",
@@ -17,7 +18,8 @@ export const snapshotSchedule = {
   // Pepr calls run() without awaiting it, so nothing may escape: every failure is logged here.
   run: (): void => {
     try {
-      const r = scheduledSnapshotJob(cfg);
+      // The journal has a single writer: reuse the recorder's connection when it is open here.
+      const r = scheduledSnapshotJob(cfg, new Date(), recorder?.openJournal);
       for (const w of r.warnings) Log.warn({ warning: w }, "krply scheduled snapshot");
       Log.info(
         { taken: r.taken, expired: r.expired.length, deleted: r.deleted },

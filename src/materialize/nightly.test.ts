@@ -1,7 +1,7 @@
 import { baselineRecords, type StreamKey } from "../event";
 import { openJournal } from "../journal";
 import { at, configMap, tempJournalPath } from "../journal/testing";
-import { nightlyConfigFromEnv, runScheduledSnapshot, scheduledSnapshotJob } from "./nightly";
+import { nightlyConfigFromEnv, scheduledSnapshotJob } from "./nightly";
 import { listSnapshots } from "./snapshot";
 
 const cms: StreamKey = {
@@ -56,16 +56,16 @@ describe("scheduled snapshots", () => {
         checkpoints: [],
         streams: [cms],
       });
-      const first = runScheduledSnapshot(j, 1, new Date(at(10)));
+      const cfg = { journalPath: tmp.path, keep: 1, everyHours: 24, startTime: new Date() };
+      // The recorder's open journal is reused (the journal takes one writer) and left open.
+      const first = scheduledSnapshotJob(cfg, new Date(at(10)), j);
+      expect(j.stats().records).toBeGreaterThan(0);
       expect(first.taken).toEqual([
         { clusterId: "c1", id: expect.any(String), complete: true, missing: [] },
       ]);
       expect(first.warnings).toEqual([]);
       j.close();
-      const second = scheduledSnapshotJob(
-        { journalPath: tmp.path, keep: 1, everyHours: 24, startTime: new Date() },
-        new Date(at(20)),
-      );
+      const second = scheduledSnapshotJob(cfg, new Date(at(20)));
       expect(second.expired.map(s => s.at)).toEqual([at(10)]);
       expect(second.deleted).toBe(0);
       expect(second.warnings.join("\n")).toMatch(/exceed keep=1 .*cannot delete/);

@@ -99,8 +99,16 @@ export function runScheduledSnapshot(
   return { taken, expired, deleted, warnings };
 }
 
-/** The scheduled job: opens the journal, snapshots, expires old snapshots, closes. */
-export function scheduledSnapshotJob(cfg: NightlyConfig, now = new Date()): NightlyResult {
+/**
+ * The scheduled job: snapshots and expires old snapshots. The journal takes one writer, so pass the
+ * recorder's open journal when it runs in this process; otherwise the job opens (and closes) its own.
+ */
+export function scheduledSnapshotJob(
+  cfg: NightlyConfig,
+  now = new Date(),
+  shared?: Journal | null,
+): NightlyResult {
+  if (shared) return runScheduledSnapshot(shared, cfg.keep, now);
   const journal = openJournal(cfg.journalPath);
   try {
     return runScheduledSnapshot(journal, cfg.keep, now);

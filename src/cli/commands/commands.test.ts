@@ -88,6 +88,15 @@ describe("krply history commands over a local journal", () => {
     );
   });
 
+  it("computes a snapshot without storing it when asked (the journal takes one writer)", async () => {
+    const out = JSON.parse(
+      await run(tmp.path, "-o", "json", "snapshot", "--at", at(30), "--no-record"),
+    );
+    expect(out.data).toMatchObject({ id: null, objectCount: 1, complete: false });
+    const list = JSON.parse(await run(tmp.path, "-o", "json", "snapshot", "list"));
+    expect(list.data.map((s: { name: string }) => s.name)).toEqual(["t30"]);
+  });
+
   it("gives machine-readable answers with warnings inside", async () => {
     const out = JSON.parse(
       await run(tmp.path, "-o", "json", "diff", "--since", at(2), "--until", at(30)),

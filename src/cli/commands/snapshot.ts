@@ -23,18 +23,25 @@ export function registerSnapshot(program: Command): void {
     .option("--at <time>", "ISO time, now, or an age like 2h", "now")
     .option("--name <name>", "snapshot name (default: manual-<time>)")
     .option("--objects", "include the materialized objects in the output", false)
+    .option(
+      "--no-record",
+      "do not write the SNAPSHOT record (use this while a recorder writes the journal: it takes one writer)",
+    )
     .option("--cluster <id>", "cluster id (default: the only one in the journal)")
-    .action((flags: { at: string; name?: string; objects: boolean }, c: Command) => {
-      const opts = optionsOf(c);
-      const at = parseTimeFlag(flags.at, "--at");
-      withJournal(opts, true, j => {
-        const cluster = resolveCluster(j, opts.cluster);
-        const s = snapshot(j, cluster, at, flags.name ?? `manual-${at}`, {
-          withoutObjects: !flags.objects,
+    .action(
+      (flags: { at: string; name?: string; objects: boolean; record: boolean }, c: Command) => {
+        const opts = optionsOf(c);
+        const at = parseTimeFlag(flags.at, "--at");
+        withJournal(opts, flags.record, j => {
+          const cluster = resolveCluster(j, opts.cluster);
+          const s = snapshot(j, cluster, at, flags.name ?? `manual-${at}`, {
+            withoutObjects: !flags.objects,
+            store: flags.record,
+          });
+          printAnswer(opts, { data: s, warnings: s.warnings }, render);
         });
-        printAnswer(opts, { data: s, warnings: s.warnings }, render);
-      });
-    });
+      },
+    );
   cmd
     .command("list")
     .description("stored snapshots, oldest first")
