@@ -1,5 +1,7 @@
 // The evidence for ADR 0001: one faulty workload observed at once through the kubernetes-fluent-client
 // Watcher (what Pepr .Watch()/.Reconcile() ride on, configured with Pepr's defaults) and through our engine.
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer, connect, type Server, type Socket } from "node:net";
 import { K8s, kind } from "kubernetes-fluent-client";
 import { streamIdOf } from "../../src/event";
 import type { JournalRecord } from "../../src/event/schema";
@@ -20,6 +22,7 @@ import {
 
 /** What the comparison needs from an API server it may restart and compact. */
 export interface FaultServer {
+  url: string;
   kubeconfigs: { admin: string; recorder: string };
   restart(): Promise<void>;
   compact(): Promise<unknown>;
@@ -37,6 +40,59 @@ export interface FeedRow {
   /** Lost versions that no GAP record covers. */
   unmarkedLost: number;
   gapRecords: number;
+}
+
+/** A TCP proxy in front of the API server whose link both feeds share; cut() is a network partition. */
+export async function partitionProxy(target: string): Promise<{
+  port: number;
+  cut(ms: number, during?: () => Promise<unknown>): Promise<void>;
+  close(): Promise<void>;
+}> {
+  const url = new URL(target);
+  const open = new Set<Socket>();
+  let down = false;
+  const server: Server = createServer(client => {
+    if (down) return void client.destroy();
+    const up = connect(Number(url.port), url.hostname);
+    open.add(client);
+    open.add(up);
+    const drop = () => {
+      open.delete(client);
+      open.delete(up);
+      client.destroy();
+      up.destroy();
+    };
+    client.on("error", drop).on("close", drop);
+    up.on("error", drop).on("close", drop);
+    client.pipe(up).pipe(client);
+  });
+  await new Promise<void>(r => server.listen(0, "127.0.0.1", r));
+  return {
+    port: (server.address() as { port: number }).port,
+    async cut(ms, during) {
+      down = true;
+      for (const s of open) s.destroy();
+      // The fault runs at the end of the cut, after writes piled up that the feeds have not seen.
+      await new Promise(r => setTimeout(r, ms));
+      await during?.();
+      down = false;
+    },
+    close: () =>
+      new Promise<void>(r => {
+        for (const s of open) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** A copy of a kubeconfig that reaches the server through the proxy (same host, so TLS still matches). */
+function viaProxy(kubeconfig: string, port: number): string {
+  const out = `${kubeconfig}.proxy-${port}.yaml`;
+  writeFileSync(
+    out,
+    readFileSync(kubeconfig, "utf8").replace(/(server: https:\/\/127\.0\.0\.1:)\d+/, `$1${port}`),
+  );
+  return out;
 }
 
 // Pepr 1.1.4's defaults for the watch config (PEPR_RESYNC_*, PEPR_RELIST_INTERVAL_SECONDS, ...).
@@ -90,7 +146,7 @@ function row(
   };
 }
 
-/** Runs the fault script (restart, restart + compaction before clients return, restart) through both feeds. */
+/** Runs the fault script (partitions, a compaction inside one, a restart) through both feeds at once. */
 export async function compareFeeds(
   srv: FaultServer,
   total = 2000,
@@ -101,8 +157,11 @@ export async function compareFeeds(
   const targets = (await createConfigMaps(admin, ns, 50)).map(a => ({ ns, name: a.name }));
   const clusterId = (await clusterIdentity(admin)).clusterId;
 
+  // Both feeds reach the server through one proxy; the writers do not, so writes go on during a cut.
+  const proxy = await partitionProxy(srv.url);
+
   // Feed 1: the KFC Watcher, the way Pepr starts it, with admin rights so RBAC plays no part.
-  process.env.KUBECONFIG = srv.kubeconfigs.admin;
+  process.env.KUBECONFIG = viaProxy(srv.kubeconfigs.admin, proxy.port);
   const kfc: Delivery[] = [];
   let kfcSeq = 0;
   const watcher = K8s(kind.ConfigMap)
@@ -143,19 +202,22 @@ export async function compareFeeds(
   const at = (n: number) => until(`${n} acks`, () => acked >= n, 180_000, 10);
   await at(total * 0.2);
   faultsAt.push(acked);
-  await srv.restart();
-  script.push(`after ${faultsAt.at(-1)} writes: API-server restart`);
-  await at(total * 0.45);
-  faultsAt.push(acked);
-  await srv.restart();
-  await srv.compact();
+  await proxy.cut(3000);
   script.push(
-    `after ${faultsAt.at(-1)} writes: API-server restart, etcd compacted before clients reconnect`,
+    `after ${faultsAt.at(-1)} writes: 3 s network partition between the feeds and the server`,
   );
-  await at(total * 0.7);
+  await at(total * 0.4);
+  faultsAt.push(acked);
+  await proxy.cut(3000, () => srv.compact());
+  script.push(`after ${faultsAt.at(-1)} writes: 3 s partition with an etcd compaction inside it`);
+  await at(total * 0.6);
   faultsAt.push(acked);
   await srv.restart();
   script.push(`after ${faultsAt.at(-1)} writes: API-server restart`);
+  await at(total * 0.8);
+  faultsAt.push(acked);
+  await proxy.cut(1000);
+  script.push(`after ${faultsAt.at(-1)} writes: 1 s partition`);
   const { acks } = await writing;
   const lastRv = acks.reduce((m, a) => Math.max(m, Number(a.rv)), 0);
   await until(
@@ -169,6 +231,7 @@ export async function compareFeeds(
     () => undefined,
   );
   watcher.close();
+  await proxy.close();
   const recs = allRecords(r.journal, id);
   await r.close();
   await admin.close();

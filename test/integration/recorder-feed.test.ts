@@ -15,6 +15,7 @@ describe("feed comparison (ADR 0001)", () => {
 
   it("our engine loses nothing unmarked, never reorders or duplicates; the Pepr feed is measured alongside", async () => {
     const { rows, script } = await compareFeeds({
+      url: server.url,
       kubeconfigs: server.kubeconfigs,
       restart: () => server.restart(),
       compact: () => server.compact(),
@@ -27,6 +28,8 @@ describe("feed comparison (ADR 0001)", () => {
       outOfOrder: 0,
       duplicates: 0,
     });
-    expect(engine.gapRecords).toBe(1);
+    // At most one GAP (the compaction); none when the engine's RV was still inside etcd's window.
+    expect(engine.gapRecords).toBeLessThanOrEqual(1);
+    if (engine.gapRecords === 0) expect(engine.lostVersions).toBe(0);
   });
 });
