@@ -59,16 +59,17 @@ module.exports = {
       displayName: "integration",
       testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
       setupFiles: ["<rootDir>/test/setup/integration.ts"],
+      // testTimeout is a global-only option, so each project sets its timeout in a setup file.
+      setupFilesAfterEnv: ["<rootDir>/test/setup/timeout-integration.ts"],
       ...apiServer,
-      testTimeout: 120000,
     },
     {
       ...base,
       displayName: "e2e",
       testMatch: ["<rootDir>/test/e2e/**/*.test.ts"],
       setupFiles: ["<rootDir>/test/setup/e2e.ts"],
+      setupFilesAfterEnv: ["<rootDir>/test/setup/timeout-e2e.ts"],
       ...apiServer,
-      testTimeout: 300000,
     },
   ],
 };
