@@ -4,7 +4,7 @@
 // a `krply record` process watching 10k objects.
 import { spawn } from "node:child_process";
 import { build } from "esbuild";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { streamIdOf } from "../src/event";
 import { openJournal } from "../src/journal";
@@ -155,11 +155,14 @@ export async function main(args: string[]): Promise<void> {
       external: ["better-sqlite3"],
       logLevel: "error",
     });
+    // Run the bundle itself: bin/krply.js would fall back to tsx when dist/ has no CLI build.
+    const runner = join(tmp.dir, "run-krply.js");
+    writeFileSync(runner, `require(${JSON.stringify(bundle)}).runCli(process.argv);\n`);
     const rssStore = tempJournalPath("krply-bench-rss-");
     const child = spawn(
       process.execPath,
       [
-        join(__dirname, "..", "bin", "krply.js"),
+        runner,
         "record",
         "--kubeconfig",
         info.kubeconfigs.recorder,

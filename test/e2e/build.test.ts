@@ -18,6 +18,15 @@ describe("npm run build", () => {
     expect(readFileSync(bundle, "utf8")).toContain("replay-gate");
   });
 
+  it("produces the bundled krply CLI that bin/krply.js runs", () => {
+    const cli = join(dist, "cli", "krply.js");
+    expect(statSync(cli).size).toBeGreaterThan(10_000);
+    const help = execFileSync(process.execPath, [join(root, "bin", "krply.js"), "--help"], {
+      encoding: "utf8",
+    });
+    expect(help).toContain("record");
+  });
+
   it("produces a Helm chart with the admission webhook and the module secret", () => {
     const chart = join(dist, "krply-chart");
     for (const f of ["Chart.yaml", "values.yaml", "values.schema.json"]) {
