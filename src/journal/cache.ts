@@ -5,30 +5,38 @@ export interface CachedVersion extends PreviousVersion {
   seq: number;
 }
 
-/** A bounded least-recently-used map; Map keeps insertion order, so the first key is the oldest. */
+/**
+ * A bounded, approximately least-recently-used map; Map keeps insertion order, so the first key is
+ * the oldest. A hit moves an entry to the young end only once it has aged past half the capacity,
+ * which keeps LRU order where it matters and skips a delete+insert on most hits.
+ */
 export class LruCache<K, V> {
-  private readonly map = new Map<K, V>();
+  private readonly map = new Map<K, { v: V; at: number }>();
+  private tick = 0;
   hits = 0;
   misses = 0;
 
   constructor(private readonly capacity: number) {}
 
   get(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v === undefined) {
+    const e = this.map.get(key);
+    if (e === undefined) {
       this.misses++;
       return undefined;
     }
     this.hits++;
-    this.map.delete(key);
-    this.map.set(key, v);
-    return v;
+    if (this.tick - e.at > this.capacity >> 1) {
+      this.map.delete(key);
+      e.at = ++this.tick;
+      this.map.set(key, e);
+    }
+    return e.v;
   }
 
   set(key: K, value: V): void {
     if (this.capacity <= 0) return;
     this.map.delete(key);
-    this.map.set(key, value);
+    this.map.set(key, { v: value, at: ++this.tick });
     if (this.map.size > this.capacity) {
       const oldest = this.map.keys().next().value as K;
       this.map.delete(oldest);

@@ -1,5 +1,7 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { applyOperation, compare, type Operation } from "fast-json-patch";
+import { applyOperation, type Operation } from "fast-json-patch";
+import { DEFLATE_DICTIONARY } from "./dictionary";
+import { diffTuples, RV_PATH, type OpTuple } from "./diff";
 
 /** How a record body is encoded; stored in the low bits of the flags column. */
 export const ENC_NONE = 0;
@@ -8,6 +10,8 @@ export const ENC_PATCH = 2;
 export const ENC_MASK = 3;
 /** Set when the body is raw-deflated. */
 export const ENC_DEFLATE = 4;
+/** Set (with ENC_DEFLATE) when the deflate stream was primed with DEFLATE_DICTIONARY. */
+export const ENC_DICT = 32;
 
 export interface CodecOptions {
   keyframeEvery: number;
@@ -30,59 +34,16 @@ export interface EncodedBody {
   keyframeBytes: number;
 }
 
-// Compact op tuples: [0,path,value] replace, [1,path,value] add, [2,path] remove, and [3,path]
-// replace with the same value as the op before (status churn repeats one timestamp several times).
-// A path that shares a prefix with the previous op's path is stored as "<prefixLength>:<rest>";
-// real JSON pointers start with "/" (or are empty), so the two forms cannot be confused.
-type OpTuple = [0 | 1, string, unknown] | [2 | 3, string];
-const MIN_SHARED = 4;
-
-function sharedPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
-}
-
-function toTuples(ops: Operation[]): OpTuple[] {
-  let prevPath = "";
-  let prevValue: unknown = undefined;
-  let prevHasValue = false;
-  return ops.map(op => {
-    const shared = sharedPrefix(prevPath, op.path);
-    const path = shared >= MIN_SHARED ? `${shared}:${op.path.slice(shared)}` : op.path;
-    prevPath = op.path;
-    let t: OpTuple;
-    switch (op.op) {
-      case "replace":
-        // Only primitives are compared, so an object value is never mistaken for an equal copy.
-        t =
-          prevHasValue &&
-          op.value === prevValue &&
-          (op.value === null || typeof op.value !== "object")
-            ? [3, path]
-            : [0, path, op.value];
-        break;
-      case "add":
-        t = [1, path, op.value];
-        break;
-      case "remove":
-        t = [2, path];
-        break;
-      default:
-        throw new Error(`unexpected patch op ${op.op} from compare`);
-    }
-    prevHasValue = op.op !== "remove";
-    prevValue = op.op === "remove" ? undefined : op.value;
-    return t;
-  });
-}
-
 /** Expands stored tuples back into RFC 6902 operations. */
 export function fromTuples(tuples: OpTuple[]): Operation[] {
   let prevPath = "";
-  let prevValue: unknown = undefined;
+  const values: unknown[] = [];
   return tuples.map(t => {
+    if (t[0] === 4) {
+      prevPath = RV_PATH;
+      values.push(t[1]);
+      return { op: "replace", path: RV_PATH, value: t[1] };
+    }
     let path = t[1];
     if (path.length > 0 && path[0] !== "/") {
       const colon = path.indexOf(":");
@@ -96,9 +57,12 @@ export function fromTuples(tuples: OpTuple[]): Operation[] {
     if (t[0] === 0) op = { op: "replace", path, value: t[2] };
     else if (t[0] === 1) op = { op: "add", path, value: t[2] };
     else if (t[0] === 2) op = { op: "remove", path };
-    else if (t[0] === 3) op = { op: "replace", path, value: prevValue };
+    else if (t[0] === 3 && values.length > 0)
+      op = { op: "replace", path, value: values[values.length - 1] };
+    else if (t[0] === 5 && Number.isInteger(t[2]) && t[2] > 0 && t[2] <= values.length)
+      op = { op: "replace", path, value: values[values.length - t[2]] };
     else throw new Error(`corrupt patch tuple ${JSON.stringify(t)}`);
-    prevValue = op.op === "remove" ? undefined : op.value;
+    values.push(op.op === "remove" ? undefined : op.value);
     return op;
   });
 }
@@ -106,12 +70,16 @@ export function fromTuples(tuples: OpTuple[]): Operation[] {
 function pack(text: string, opts: CodecOptions): { body: Buffer; deflated: boolean } {
   const raw = Buffer.from(text, "utf8");
   if (raw.length < opts.deflateMinBytes) return { body: raw, deflated: false };
-  const z = deflateRawSync(raw, { level: 6 });
+  const z = deflateRawSync(raw, { level: 6, dictionary: DEFLATE_DICTIONARY });
   return z.length < raw.length ? { body: z, deflated: true } : { body: raw, deflated: false };
 }
 
 function unpack(enc: number, body: Buffer): string {
-  const raw = enc & ENC_DEFLATE ? inflateRawSync(body) : body;
+  if (!(enc & ENC_DEFLATE)) return body.toString("utf8");
+  const raw =
+    enc & ENC_DICT
+      ? inflateRawSync(body, { dictionary: DEFLATE_DICTIONARY })
+      : inflateRawSync(body);
   return raw.toString("utf8");
 }
 
@@ -126,13 +94,12 @@ export function encodeObject(
   opts: CodecOptions,
 ): EncodedBody {
   if (prev && prev.chainLen + 1 < opts.keyframeEvery) {
-    const ops = compare(prev.object as object, object as object);
-    const patchJson = JSON.stringify(toTuples(ops));
+    const patchJson = JSON.stringify(diffTuples(prev.object, object));
     // A patch that outweighs the object buys nothing and lengthens every read of the chain.
     if (patchJson.length < prev.keyframeBytes) {
       const p = pack(patchJson, opts);
       return {
-        enc: ENC_PATCH | (p.deflated ? ENC_DEFLATE : 0),
+        enc: ENC_PATCH | (p.deflated ? ENC_DEFLATE | ENC_DICT : 0),
         body: p.body,
         chainLen: prev.chainLen + 1,
         keyframeBytes: prev.keyframeBytes,
@@ -147,7 +114,7 @@ export function encodeKeyframe(object: unknown, opts: CodecOptions): EncodedBody
   const json = JSON.stringify(object);
   const k = pack(json, opts);
   return {
-    enc: ENC_KEYFRAME | (k.deflated ? ENC_DEFLATE : 0),
+    enc: ENC_KEYFRAME | (k.deflated ? ENC_DEFLATE | ENC_DICT : 0),
     body: k.body,
     chainLen: 0,
     keyframeBytes: json.length,

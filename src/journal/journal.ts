@@ -5,6 +5,7 @@ import type { JournalRecord } from "../event/schema";
 import { logger } from "../log/logger";
 import { LruCache, type CachedVersion } from "./cache";
 import type { CodecOptions } from "./codec";
+import { loadIdFilter } from "./dedup";
 import { toJournalError } from "./errors";
 import { runFsck } from "./fsck";
 import { gapsWithResolution, objectAt } from "./object-at";
@@ -105,6 +106,7 @@ class SqliteJournal implements Journal {
           ),
           policy,
           codec,
+          ids: loadIdFilter(this.db),
           nextSeq: this.maxSeq() + 1,
           duplicates: 0,
         };
@@ -165,11 +167,20 @@ class SqliteJournal implements Journal {
       // The transaction rolled back; in-memory registries may name rows that no longer exist.
       this.store.reloadStreams();
       this.store.forgetObjects();
+      // When the WAL could not grow, moving committed frames into the main file lets the next
+      // append reuse the WAL from its start; if that fails too, the original error still stands.
+      try {
+        this.db.pragma("wal_checkpoint(PASSIVE)");
+      } catch {
+        // nothing more to free
+      }
       throw err;
     }
     w.nextSeq = out.nextSeq;
     w.duplicates += out.duplicates;
     for (const [id, v] of out.pending) w.cache.set(id, v);
+    // Past its design size the filter's false positives climb, so it is rebuilt twice as large.
+    if (w.ids.full) w.ids = loadIdFilter(this.db);
     if (this.retention?.due()) this.prune(new Date());
     return out.result;
   }

@@ -2,7 +2,14 @@ import type Database from "better-sqlite3";
 import { recordIdFor } from "../event/ids";
 import type { JournalRecord } from "../event/schema";
 import { logger } from "../log/logger";
-import { encodeKeyframe, ENC_KEYFRAME, ENC_MASK, type CodecOptions } from "./codec";
+import {
+  encodeKeyframe,
+  ENC_DEFLATE,
+  ENC_DICT,
+  ENC_KEYFRAME,
+  ENC_MASK,
+  type CodecOptions,
+} from "./codec";
 import { packId } from "./rows";
 import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
 import type { Store } from "./store";
@@ -143,7 +150,11 @@ export class Retention {
       keep.run(seq);
       if ((r.flags & ENC_MASK) !== ENC_KEYFRAME) {
         const k = encodeKeyframe(this.store.versionAt(r.object, seq).object, this.codec);
-        rewrites.push({ seq, flags: (r.flags & ~7) | k.enc, body: k.body });
+        rewrites.push({
+          seq,
+          flags: (r.flags & ~(ENC_MASK | ENC_DEFLATE | ENC_DICT)) | k.enc,
+          body: k.body,
+        });
       }
     };
     const lasts = db

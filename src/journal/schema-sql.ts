@@ -68,6 +68,13 @@ const MIGRATIONS: string[] = [
   DROP INDEX records_stream_rv;
   CREATE INDEX records_control_rv ON records(stream, rv) WHERE object IS NULL AND rv IS NOT NULL;
   `,
+  // v3: a unique index over random 16-byte ids dirtied about one page per row at every commit.
+  // Object records are deduplicated through an in-memory filter and their own rows (dedup.ts);
+  // only rows without an object (gaps, checkpoints, markers, ...) keep a unique index.
+  `
+  DROP INDEX records_event_id;
+  CREATE UNIQUE INDEX records_control_id ON records(event_id) WHERE object IS NULL;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -36,6 +36,8 @@ export interface RecordRow {
   body: Buffer | null;
 }
 
+class NoVersionError extends Error {}
+
 /** Shared registry of streams and object identities over one connection. */
 export class Store {
   readonly streams = new Map<number, StreamRow>();
@@ -60,7 +62,6 @@ export class Store {
       objectById: db.prepare(
         "SELECT id, cluster_id, grp, kind, namespace, name FROM objects WHERE id=?",
       ),
-      lastBody: db.prepare("SELECT max(seq) AS s FROM records WHERE object=? AND body IS NOT NULL"),
       chain: db.prepare(
         "SELECT seq, flags, body FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC",
       ),
@@ -193,25 +194,33 @@ export class Store {
 
   /** The newest stored version of an object, rebuilt from disk; null when it has none. */
   lastVersion(objectId: number): ({ seq: number } & ReturnType<Store["versionAt"]>) | null {
-    const last = this.stmt.lastBody.get(objectId) as { s: number | null };
-    if (last.s === null) return null;
-    return { seq: last.s, ...this.versionAt(objectId, last.s) };
+    try {
+      // One walk down the chain from the newest row, instead of a max() query and then the walk.
+      return this.versionAt(objectId, Number.MAX_SAFE_INTEGER);
+    } catch (err) {
+      if (err instanceof NoVersionError) return null;
+      throw err;
+    }
   }
 
   /** Rebuilds an object's version at seq from its keyframe and patches; also reports the chain length. */
   versionAt(
     objectId: number,
     seq: number,
-  ): { object: unknown; chainLen: number; keyframeBytes: number } {
+  ): { seq: number; object: unknown; chainLen: number; keyframeBytes: number } {
     const links: { enc: number; body: Buffer }[] = [];
+    let newest = 0;
     for (const r of this.stmt.chain.iterate(objectId, seq) as Iterable<{
       seq: number;
       flags: number;
       body: Buffer;
     }>) {
+      if (newest === 0) newest = r.seq;
       links.push({ enc: r.flags, body: r.body });
       if ((r.flags & ENC_MASK) === ENC_KEYFRAME) break;
     }
+    if (links.length === 0)
+      throw new NoVersionError(`object ${objectId}: no version at or before ${seq}`);
     links.reverse();
     if (links.length === 0 || (links[0].enc & ENC_MASK) !== ENC_KEYFRAME) {
       throw new Error(`object ${objectId}: no keyframe at or before record ${seq}`);
@@ -221,6 +230,6 @@ export class Store {
     for (let i = 1; i < links.length; i++)
       object = applyPatchBody(object, links[i].enc, links[i].body);
     // The keyframe's serialised size is the yardstick for later patches.
-    return { object, chainLen: links.length - 1, keyframeBytes: head.length };
+    return { seq: newest, object, chainLen: links.length - 1, keyframeBytes: head.length };
   }
 }

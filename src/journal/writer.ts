@@ -3,6 +3,7 @@ import { objectHash } from "../event/ids";
 import { streamIdOf } from "../event/stream-id";
 import type { JournalRecord } from "../event/schema";
 import type { CachedVersion, LruCache } from "./cache";
+import type { IdFilter } from "./dedup";
 import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "./codec";
 import { redactObject, type RedactPolicy } from "./redact";
 import { FLAG_PROV_WATCH, FLAG_SYNTHETIC, packId, typeCode, watchCode, type Meta } from "./rows";
@@ -16,6 +17,8 @@ export interface WriterState {
   cache: LruCache<number, CachedVersion>;
   policy: RedactPolicy;
   codec: CodecOptions;
+  /** Ids of stored object records, so a new record rarely needs a look-up to rule out a copy. */
+  ids: IdFilter;
   nextSeq: number;
   duplicates: number;
 }
@@ -23,9 +26,18 @@ export interface WriterState {
 /** Prepared statements for the append path. */
 export function writerStatements(db: Database.Database) {
   return {
-    insert: db.prepare(
+    // Object rows are checked for copies before they are encoded; other rows rely on the index.
+    insertObject: db.prepare(
       `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) DO NOTHING`,
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+    ),
+    insertControl: db.prepare(
+      `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) WHERE object IS NULL DO NOTHING`,
+    ),
+    // Copies are usually recent, so the newest rows are compared first.
+    objectCopy: db.prepare(
+      "SELECT 1 FROM records WHERE object=? AND event_id=? ORDER BY seq DESC LIMIT 1",
     ),
     controlRv: db.prepare(
       "SELECT 1 FROM records WHERE object IS NULL AND stream=? AND rv=? LIMIT 1",
@@ -106,9 +118,18 @@ export function appendInTxn(
       // A hash over the clear object would let someone test guesses of the secret value.
       if (red.redacted || hash === null) hash = objectHash(object);
     }
+    const packedId = packId(rec.eventId);
     if (rec.object && rec.resource) {
       const r = rec.resource;
       objectId = w.store.objectId(rec.clusterId, r.group, r.kind, r.namespace, r.name, true);
+      if (
+        !w.store.lastCreated &&
+        w.ids.mayHave(packedId) &&
+        st.objectCopy.get(objectId, packedId)
+      ) {
+        duplicates++;
+        continue;
+      }
       const derivedUid = (object as { metadata?: { uid?: string } }).metadata?.uid ?? "";
       if (r.version !== stream.version || r.uid !== derivedUid) meta.r = r;
       const id = objectId!;
@@ -137,9 +158,9 @@ export function appendInTxn(
 
     const storedHash = hash === null ? null : HEX_HASH.test(hash) ? Buffer.from(hash, "hex") : hash;
     const metaJson = Object.keys(meta).length > 0 ? JSON.stringify(meta) : null;
-    const info = st.insert.run(
+    const info = (objectId === null ? st.insertControl : st.insertObject).run(
       seq,
-      packId(rec.eventId),
+      packedId,
       typeCode(rec.type),
       stream.id,
       objectId,
@@ -155,6 +176,7 @@ export function appendInTxn(
       duplicates++;
       continue;
     }
+    if (objectId !== null) w.ids.add(packedId);
     if (firstSeq === null) firstSeq = seq;
     if (rv !== null) batchRvs.add(`${stream.id}\u0000${rv}`);
     if (objectId !== null && enc) {
