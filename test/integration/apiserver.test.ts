@@ -27,9 +27,6 @@ const ns = `apiserver-test-${suffix}`;
 const cmPath = `/api/v1/namespaces/${ns}/configmaps`;
 let api: SharedApiServer;
 
-// Jest's testTimeout is a global option, so a project-level value does not reach this file.
-jest.setTimeout(60_000);
-
 function rv(obj: KubeObject): bigint {
   return BigInt(obj.metadata?.resourceVersion ?? "0");
 }
