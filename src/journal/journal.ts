@@ -127,6 +127,26 @@ class SqliteJournal implements Journal {
     return Math.max(r.s ?? 0, last);
   }
 
+  /**
+   * Another connection may have appended since our last batch (a second writer such as a CLI
+   * snapshot). Our seq counter, last-version cache and id filter would then describe a stale file,
+   * and diffing against a stale base would corrupt delta chains, so rebuild them from disk. Runs
+   * inside the IMMEDIATE transaction, which holds the write lock, so nobody can move underneath.
+   */
+  private catchUpWithOtherWriters(w: WriterState): void {
+    const durable = this.maxSeq();
+    if (durable === w.nextSeq - 1) return;
+    log.warn(
+      { path: this.path, expected: w.nextSeq - 1, durable },
+      "journal was appended by another writer; reloading writer state",
+    );
+    w.nextSeq = durable + 1;
+    w.cache.clear();
+    this.store.forgetObjects();
+    this.store.reloadStreams();
+    w.ids = loadIdFilter(this.db);
+  }
+
   private live(): void {
     if (this.closed) throw new JournalError(`journal ${this.path} is closed`, "CLOSED");
   }
@@ -162,7 +182,12 @@ class SqliteJournal implements Journal {
   private commit(w: WriterState, st: WriterStatements, batch: AppendBatch): AppendResult {
     let out: ReturnType<typeof appendInTxn>;
     try {
-      out = this.db.transaction(() => appendInTxn(w, st, batch)).immediate();
+      out = this.db
+        .transaction(() => {
+          this.catchUpWithOtherWriters(w);
+          return appendInTxn(w, st, batch);
+        })
+        .immediate();
     } catch (err) {
       // The transaction rolled back; in-memory registries may name rows that no longer exist.
       this.store.reloadStreams();
@@ -171,8 +196,11 @@ class SqliteJournal implements Journal {
       // append reuse the WAL from its start; if that fails too, the original error still stands.
       try {
         this.db.pragma("wal_checkpoint(PASSIVE)");
-      } catch {
-        // nothing more to free
+      } catch (cpErr) {
+        log.warn(
+          { err: cpErr, path: this.path },
+          "WAL checkpoint after a failed append failed too",
+        );
       }
       throw err;
     }

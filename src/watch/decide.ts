@@ -54,6 +54,11 @@ export class SinkError extends Error {
 export function classify(err: unknown): Failure {
   if (err instanceof ApiError) {
     if (err.status === 410) return { kind: "gone", message: err.message };
+    // When a compaction lands on the very revision a watch resumes from, etcd has no previous
+    // value and the API server answers 500 "PrevKv=nil" instead of 410: continuity is just as lost.
+    if (err.status === 500 && /PrevKv=nil/i.test(err.message)) {
+      return { kind: "gone", message: err.message };
+    }
     return {
       kind: "http",
       status: err.status,

@@ -55,6 +55,16 @@ describe("decide", () => {
 
   it("turns 410 (HTTP or ERROR event) into a relist with a gap", () => {
     expect(decide(http(410, "Expired"), 0, opts, fixed(0))).toMatchObject({ do: "relist" });
+    const prevKv = new ApiError(
+      "etcd event received with PrevKv=nil",
+      500,
+      "InternalError",
+      undefined,
+    );
+    expect(decide(classify(prevKv), 0, opts, fixed(0))).toMatchObject({ do: "relist" });
+    expect(decide(http(500, "InternalError"), 0, opts, fixed(0))).toMatchObject({
+      do: "reconnect",
+    });
   });
 
   it("reconnects at once after a normal close and with backoff after faults", () => {
