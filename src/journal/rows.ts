@@ -34,6 +34,33 @@ export interface Meta {
   cl?: string; // clusterId, when it differs from the stream's
 }
 
+/** Record payloads copied verbatim into meta under a compact key; one table for write and read. */
+export const PAYLOAD_KEYS = [
+  ["gap", "g"],
+  ["coverage", "c"],
+  ["checkpoint", "k"],
+  ["baseline", "b"],
+  ["snapshot", "s"],
+  ["pruned", "x"],
+  ["audit", "a"],
+] as const satisfies readonly (readonly [keyof JournalRecord, keyof Meta])[];
+
+type PayloadBag = Record<string, unknown>;
+
+/** Copies a record's payloads into meta. */
+export function payloadsToMeta(rec: JournalRecord, meta: Meta): void {
+  for (const [field, key] of PAYLOAD_KEYS) {
+    if (rec[field]) (meta as PayloadBag)[key] = rec[field];
+  }
+}
+
+/** Copies meta's payloads back onto a record. */
+export function metaToPayloads(meta: Meta, rec: JournalRecord): void {
+  for (const [field, key] of PAYLOAD_KEYS) {
+    if (meta[key]) (rec as PayloadBag)[field] = meta[key];
+  }
+}
+
 /** Encodes the record type code, failing loudly on an unknown type. */
 export function typeCode(t: JournalRecord["type"]): number {
   const i = TYPE_CODES.indexOf(t);
@@ -96,12 +123,6 @@ export function decodeRow(store: Store, row: RecordRow, object?: unknown): Journ
   if (obj !== undefined) rec.object = obj as JournalRecord["object"];
   if (row.flags & FLAG_PROV_WATCH) rec.provenance = { source: "watch" };
   else if (meta.p) rec.provenance = meta.p;
-  if (meta.g) rec.gap = meta.g;
-  if (meta.c) rec.coverage = meta.c;
-  if (meta.k) rec.checkpoint = meta.k;
-  if (meta.b) rec.baseline = meta.b;
-  if (meta.s) rec.snapshot = meta.s;
-  if (meta.x) rec.pruned = meta.x;
-  if (meta.a) rec.audit = meta.a;
+  metaToPayloads(meta, rec);
   return rec;
 }

@@ -6,7 +6,15 @@ import type { CachedVersion, LruCache } from "./cache";
 import type { IdFilter } from "./dedup";
 import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "./codec";
 import { redactObject, type RedactPolicy } from "./redact";
-import { FLAG_PROV_WATCH, FLAG_SYNTHETIC, packId, typeCode, watchCode, type Meta } from "./rows";
+import {
+  FLAG_PROV_WATCH,
+  FLAG_SYNTHETIC,
+  packId,
+  payloadsToMeta,
+  typeCode,
+  watchCode,
+  type Meta,
+} from "./rows";
 import type { Store } from "./store";
 import { JournalError, type AppendBatch, type AppendResult } from "./types";
 
@@ -94,13 +102,7 @@ export function appendInTxn(
         flags |= FLAG_PROV_WATCH;
       else meta.p = rec.provenance;
     }
-    if (rec.gap) meta.g = rec.gap;
-    if (rec.coverage) meta.c = rec.coverage;
-    if (rec.checkpoint) meta.k = rec.checkpoint;
-    if (rec.baseline) meta.b = rec.baseline;
-    if (rec.snapshot) meta.s = rec.snapshot;
-    if (rec.pruned) meta.x = rec.pruned;
-    if (rec.audit) meta.a = rec.audit;
+    payloadsToMeta(rec, meta);
 
     let objectId: number | null = null;
     let enc: EncodedBody | null = null;
