@@ -100,9 +100,10 @@ const CrdSchema = z.looseObject({
   }),
   status: z
     .looseObject({
-      conditions: z.array(z.looseObject({ type: z.string(), status: z.string() })).optional(),
+      // A CRD read right after creation has `conditions: null` until the API server establishes it.
+      conditions: z.array(z.looseObject({ type: z.string(), status: z.string() })).nullish(),
     })
-    .optional(),
+    .nullish(),
 });
 
 /** The resource a CRD serves (storage version when served), and whether it is established yet. */
