@@ -79,13 +79,14 @@ export async function main(args: string[]): Promise<void> {
       `snapshot (watermarks + positions of ${water.value.objectCount} objects): ${fmt(water.ms)} (target < 1000 ms) ` +
         `complete=${water.value.complete}`,
     );
-    const full = time(() => snapshot(j, BENCH_CLUSTER, end, "bench", { store: false }));
+    // Shared machines swing by a third between runs, so each timing is the best of a few.
+    const full = best(3, () => snapshot(j, BENCH_CLUSTER, end, "bench", { store: false }));
     const perObj = full.ms / Math.max(1, full.value.objects.length);
     console.log(
       `snapshot (all ${full.value.objects.length} objects materialized): ${fmt(full.ms)} (target < 1000 ms), ` +
         `${(basePerObject / perObj).toFixed(1)}x faster per object than the baseline`,
     );
-    const d = best(2, () => diff(j, BENCH_CLUSTER, mid, end, { namespace: ns }));
+    const d = best(3, () => diff(j, BENCH_CLUSTER, mid, end, { namespace: ns }));
     const changed = d.value.objects.length;
     const fields = d.value.objects.reduce((n, o) => n + o.changes.length, 0);
     console.log(

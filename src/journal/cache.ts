@@ -1,9 +1,7 @@
-import type { PreviousVersion } from "./codec";
+import type { BaseVersion } from "./codec";
 
-/** The last stored version of one object, kept so the next version can be diffed without a read. */
-export interface CachedVersion extends PreviousVersion {
-  seq: number;
-}
+/** An object's current keyframe, kept so its next version can be diffed without a read. */
+export type CachedVersion = BaseVersion;
 
 /**
  * A bounded, approximately least-recently-used map; Map keeps insertion order, so the first key is

@@ -7,7 +7,9 @@ import {
   ENC_KEYFRAME,
   ENC_MASK,
   ENC_PATCH,
+  ENC_STAR,
   reconstruct,
+  type BaseVersion,
   type CodecOptions,
 } from "./codec";
 import { openJournal } from "./index";
@@ -84,15 +86,22 @@ describe("codec", () => {
         fc.array(fc.array(edit, { minLength: 1, maxLength: 3 }), { maxLength: 25 }),
         edits => {
           const versions = versionsFrom(edits);
-          const chain: { enc: number; body: Buffer }[] = [];
-          let prev: { object: unknown; chainLen: number; keyframeBytes: number } | null = null;
-          for (const v of versions) {
-            const e = encodeObject(prev, v, opts);
+          let keyframe: { enc: number; body: Buffer } | null = null;
+          let base: BaseVersion | null = null;
+          for (const [i, v] of versions.entries()) {
+            const e = encodeObject(base, v, opts);
             expect(e.chainLen).toBeLessThan(opts.keyframeEvery);
-            if ((e.enc & ENC_MASK) === ENC_KEYFRAME) chain.length = 0;
-            chain.push({ enc: e.enc, body: e.body });
-            expect(reconstruct(chain)).toEqual(v);
-            prev = { object: v, chainLen: e.chainLen, keyframeBytes: e.keyframeBytes };
+            if ((e.enc & ENC_MASK) === ENC_KEYFRAME) {
+              keyframe = { enc: e.enc, body: e.body };
+              base = { object: v, seq: i, chainLen: 0, keyframeBytes: e.keyframeBytes };
+              expect(reconstruct([keyframe])).toEqual(v);
+            } else {
+              // A star patch applies to its keyframe alone, never to the version before it.
+              expect(e.enc & ENC_STAR).toBe(ENC_STAR);
+              expect(e.base).toBe(base!.seq);
+              expect(reconstruct([keyframe!, { enc: e.enc, body: e.body }])).toEqual(v);
+              base = { ...base!, chainLen: e.chainLen };
+            }
           }
         },
       ),
@@ -105,7 +114,7 @@ describe("codec", () => {
     const k = encodeKeyframe(small, opts);
     const big = { b: "x".repeat(500) };
     const e = encodeObject(
-      { object: small, chainLen: 0, keyframeBytes: k.keyframeBytes },
+      { object: small, seq: 1, chainLen: 0, keyframeBytes: k.keyframeBytes },
       big,
       opts,
     );
@@ -113,7 +122,7 @@ describe("codec", () => {
     expect(e.enc & ENC_DEFLATE).toBe(ENC_DEFLATE);
     expect(e.body.length).toBeLessThan(100);
     const p = encodeObject(
-      { object: big, chainLen: 0, keyframeBytes: e.keyframeBytes },
+      { object: big, seq: 2, chainLen: 0, keyframeBytes: e.keyframeBytes },
       { ...big, c: 2 },
       opts,
     );

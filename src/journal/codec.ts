@@ -12,6 +12,14 @@ export const ENC_MASK = 3;
 export const ENC_DEFLATE = 4;
 /** Set (with ENC_DEFLATE) when the deflate stream was primed with DEFLATE_DICTIONARY. */
 export const ENC_DICT = 32;
+/**
+ * Set on a patch taken against its keyframe (the row in the base column) rather than against the
+ * version before it. Any version is then one keyframe plus one patch away; rows written before
+ * schema v4 lack the flag and still chain through every earlier version.
+ */
+export const ENC_STAR = 64;
+/** Every flag bit that describes the body encoding (the rest belong to the record). */
+export const ENC_BITS = ENC_MASK | ENC_DEFLATE | ENC_DICT | ENC_STAR;
 
 export interface CodecOptions {
   keyframeEvery: number;
@@ -19,17 +27,28 @@ export interface CodecOptions {
   deflateMinBytes: number;
 }
 
-export interface PreviousVersion {
+/**
+ * A patch against the keyframe grows as the object drifts from it; past this share of the
+ * keyframe's JSON a fresh keyframe costs less than the patches that would follow.
+ */
+const MAX_PATCH_SHARE = 0.5;
+
+/** The keyframe that the next version of an object is diffed against. */
+export interface BaseVersion {
   object: unknown;
-  /** Patches since the last keyframe (0 when the previous version is a keyframe). */
+  /** Record seq of the keyframe. */
+  seq: number;
+  /** Patches stored against this keyframe so far. */
   chainLen: number;
-  /** JSON length of the object at its last keyframe. */
+  /** JSON length of the keyframe. */
   keyframeBytes: number;
 }
 
 export interface EncodedBody {
   enc: number;
   body: Buffer;
+  /** Seq of the keyframe a patch applies to; null for a keyframe. */
+  base: number | null;
   chainLen: number;
   keyframeBytes: number;
 }
@@ -84,25 +103,25 @@ function unpack(enc: number, body: Buffer): string {
 }
 
 /**
- * Encodes an object as a keyframe or a patch from the previous version, whichever the rules pick.
- * The object is only serialised for keyframes; a patch is weighed against the object's size at its
- * last keyframe, which saves a full stringify on the hot path.
+ * Encodes an object as a patch against its keyframe, or as a new keyframe when the rules call for
+ * one (every keyframeEvery versions, or when the patch has grown too large to be worth keeping).
+ * The object is only serialised for keyframes, which saves a full stringify on the hot path.
  */
 export function encodeObject(
-  prev: PreviousVersion | null,
+  base: BaseVersion | null,
   object: unknown,
   opts: CodecOptions,
 ): EncodedBody {
-  if (prev && prev.chainLen + 1 < opts.keyframeEvery) {
-    const patchJson = JSON.stringify(diffTuples(prev.object, object));
-    // A patch that outweighs the object buys nothing and lengthens every read of the chain.
-    if (patchJson.length < prev.keyframeBytes) {
+  if (base && base.chainLen + 1 < opts.keyframeEvery) {
+    const patchJson = JSON.stringify(diffTuples(base.object, object));
+    if (patchJson.length < base.keyframeBytes * MAX_PATCH_SHARE) {
       const p = pack(patchJson, opts);
       return {
-        enc: ENC_PATCH | (p.deflated ? ENC_DEFLATE | ENC_DICT : 0),
+        enc: ENC_PATCH | ENC_STAR | (p.deflated ? ENC_DEFLATE | ENC_DICT : 0),
         body: p.body,
-        chainLen: prev.chainLen + 1,
-        keyframeBytes: prev.keyframeBytes,
+        base: base.seq,
+        chainLen: base.chainLen + 1,
+        keyframeBytes: base.keyframeBytes,
       };
     }
   }
@@ -116,6 +135,7 @@ export function encodeKeyframe(object: unknown, opts: CodecOptions): EncodedBody
   return {
     enc: ENC_KEYFRAME | (k.deflated ? ENC_DEFLATE | ENC_DICT : 0),
     body: k.body,
+    base: null,
     chainLen: 0,
     keyframeBytes: json.length,
   };
@@ -141,7 +161,7 @@ export function applyPatchBody(doc: unknown, enc: number, body: Buffer): unknown
   return cur;
 }
 
-/** Rebuilds a version from its keyframe and the patches after it, oldest first. */
+/** Rebuilds a version from a keyframe and the patches after it, oldest first (a star patch is a one-link chain). */
 export function reconstruct(chain: { enc: number; body: Buffer }[]): unknown {
   if (chain.length === 0) throw new Error("empty delta chain");
   const head = chain[0];

@@ -1,5 +1,5 @@
 import { objectHash } from "../event/ids";
-import { applyPatchBody, decodeKeyframe, ENC_KEYFRAME, ENC_MASK, ENC_PATCH } from "./codec";
+import { applyPatchBody, ENC_KEYFRAME, ENC_MASK, ENC_PATCH, ENC_STAR, keyframeText } from "./codec";
 import { SCHEMA_VERSION } from "./schema-sql";
 import type { Store } from "./store";
 import type { FsckReport } from "./types";
@@ -43,12 +43,14 @@ export function runFsck(store: Store): FsckReport {
     prevSeq = r.seq;
     if (!store.streams.has(r.stream)) report(`record ${r.seq} names unknown stream ${r.stream}`);
   }
-  // Each object's versions in order, rebuilt from the one before; one object in memory at a time.
+  // Each object's versions in order: a star patch must apply to the keyframe its base names, a
+  // pre-v4 patch to the version before it. One object's keyframes are held at a time.
   let obj: number | null = null;
   let doc: unknown;
+  const keyframes = new Map<number, string>();
   const rows = db
     .prepare(
-      "SELECT seq, object, flags, hash, body FROM records WHERE body IS NOT NULL ORDER BY object, seq",
+      "SELECT seq, object, flags, hash, body, base FROM records WHERE body IS NOT NULL ORDER BY object, seq",
     )
     .iterate() as Iterable<{
     seq: number;
@@ -56,16 +58,25 @@ export function runFsck(store: Store): FsckReport {
     flags: number;
     hash: Buffer | string | null;
     body: Buffer;
+    base: number | null;
   }>;
   for (const r of rows) {
     const enc = r.flags & ENC_MASK;
     if (r.object !== obj) {
       obj = r.object;
       doc = undefined;
+      keyframes.clear();
     }
     try {
-      if (enc === ENC_KEYFRAME) doc = decodeKeyframe(r.flags, r.body);
-      else if (enc === ENC_PATCH) {
+      if (enc === ENC_KEYFRAME) {
+        const text = keyframeText(r.flags, r.body);
+        if (r.object !== null) keyframes.set(r.seq, text);
+        doc = JSON.parse(text);
+      } else if (enc === ENC_PATCH && r.flags & ENC_STAR) {
+        const kf = r.base === null ? undefined : keyframes.get(r.base);
+        if (kf === undefined) throw new Error(`keyframe ${r.base} of this object is missing`);
+        doc = applyPatchBody(JSON.parse(kf), r.flags, r.body);
+      } else if (enc === ENC_PATCH) {
         if (r.object === null || doc === undefined)
           throw new Error("patch without a preceding version");
         doc = applyPatchBody(doc, r.flags, r.body);

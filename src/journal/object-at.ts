@@ -5,7 +5,8 @@ import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
 import type { RecordRow, Store } from "./store";
 import { JournalError, type ObjectAtResult, type ObjectSelector, type PointInTime } from "./types";
 
-const COLS = "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body";
+const COLS =
+  "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base";
 const BASELINE = TYPE_CODES.indexOf("baseline");
 const DELETED = WATCH_CODES.indexOf("DELETED");
 

@@ -1,5 +1,4 @@
 import type { JournalRecord, RecordType } from "../event/schema";
-import { applyPatchBody, ENC_MASK, ENC_PATCH } from "./codec";
 import { decodeRow } from "./rows";
 import { TYPE_CODES } from "./schema-sql";
 import type { RecordRow, Store } from "./store";
@@ -13,7 +12,7 @@ import {
 } from "./types";
 
 const COLS =
-  "r.seq, r.event_id, r.type, r.stream, r.object, r.observed_at, r.watch, r.rv, r.flags, r.hash, r.meta, r.body";
+  "r.seq, r.event_id, r.type, r.stream, r.object, r.observed_at, r.watch, r.rv, r.flags, r.hash, r.meta, r.body, r.base";
 const DEFAULT_LIMIT = 500;
 const MAX_LIMIT = 5000;
 
@@ -149,20 +148,8 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
       `SELECT ${COLS} FROM records r WHERE r.object IN (${ids.map(() => "?").join(",")}) ORDER BY r.seq`,
     )
     .all(...ids) as RecordRow[];
-  // Walk each object's chain once instead of rebuilding every version from its keyframe.
-  const current = new Map<number, unknown>();
-  return rows.map(row => {
-    const obj = nextVersion(store, row, current.get(row.object!));
-    current.set(row.object!, obj);
-    return decodeRow(store, row, structuredClone(obj));
-  });
-}
-
-function nextVersion(store: Store, row: RecordRow, prev: unknown): unknown {
-  if ((row.flags & ENC_MASK) === ENC_PATCH && prev !== undefined) {
-    return applyPatchBody(prev, row.flags, row.body!);
-  }
-  return store.versionAt(row.object!, row.seq).object;
+  // Each version is its keyframe (text cached by the store) plus at most one patch.
+  return rows.map(row => decodeRow(store, row));
 }
 
 /** Control records (baselines markers, gaps, snapshots, ...) of a type, optionally for one stream. */

@@ -112,4 +112,37 @@ describe("retention", () => {
       tmp.cleanup();
     }
   });
+
+  it("re-encodes surviving patches whose keyframe fell below the horizon", () => {
+    const tmp = tempJournalPath();
+    // One keyframe for all 20 versions, so pruning the first 10 removes the base of the rest.
+    const j = openJournal(tmp.path, {
+      retention: { maxAgeMs: 3600_000 },
+      keyframeEvery: 100,
+      sync: "NORMAL",
+    });
+    // Nothing is old by the wall clock, so only the explicit prune below removes anything.
+    const base = Date.now();
+    const t = (s: number): string => new Date(base + s * 1000).toISOString();
+    const late = (rv: number): string => t(rv <= 10 ? rv : 3600 + rv);
+    try {
+      const written = batch(1, 20, 1, late);
+      j.append({ records: written, checkpoints: [] });
+      const rec = j.prune(new Date(base + 2 * 3600_000));
+      expect(rec?.pruned?.removedRecords).toBe(9);
+      const sel = { clusterId: "test", kind: "Deployment", namespace: "shop", name: "d0" };
+      const hist = j.objectHistory(sel);
+      // The horizon keyframe (version 10) and every later version, each exactly as written.
+      expect(hist.map(r => r.object)).toEqual(written.slice(9).map(r => r.object));
+      expect(j.fsck()).toMatchObject({ ok: true, problems: [] });
+      // The writer forgot its cached keyframe, so the next version is diffed against the new one.
+      const next = batch(21, 1, 1, late);
+      j.append({ records: next, checkpoints: [] });
+      expect(j.objectHistory(sel).at(-1)?.object).toEqual(next[0].object);
+      expect(j.fsck()).toMatchObject({ ok: true, problems: [] });
+    } finally {
+      j.close();
+      tmp.cleanup();
+    }
+  });
 });

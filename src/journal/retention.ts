@@ -4,11 +4,13 @@ import type { JournalRecord } from "../event/schema";
 import { logger } from "../log/logger";
 import {
   encodeKeyframe,
-  ENC_DEFLATE,
-  ENC_DICT,
+  encodeObject,
+  ENC_BITS,
   ENC_KEYFRAME,
   ENC_MASK,
+  type BaseVersion,
   type CodecOptions,
+  type EncodedBody,
 } from "./codec";
 import { packId } from "./rows";
 import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
@@ -125,7 +127,11 @@ export class Retention {
     const db = this.db;
     db.exec("CREATE TEMP TABLE IF NOT EXISTS keep (seq INTEGER PRIMARY KEY); DELETE FROM keep;");
     const keep = db.prepare("INSERT OR IGNORE INTO keep (seq) VALUES (?)");
-    const rewrites: { seq: number; flags: number; body: Buffer }[] = [];
+    const rewrites: { seq: number; flags: number; body: Buffer; base: number | null }[] = [];
+    const rewrite = (seq: number, flags: number, k: EncodedBody): void => {
+      const keep = flags & ~ENC_BITS;
+      rewrites.push({ seq, flags: keep | k.enc, body: k.body, base: k.base });
+    };
     const rowAt = db.prepare(
       "SELECT seq, stream, object, watch, flags, meta FROM records WHERE seq=?",
     );
@@ -149,12 +155,11 @@ export class Retention {
       if (m && m.rv !== listRv) return; // vanished during a gap: nothing exists to keep
       keep.run(seq);
       if ((r.flags & ENC_MASK) !== ENC_KEYFRAME) {
-        const k = encodeKeyframe(this.store.versionAt(r.object, seq).object, this.codec);
-        rewrites.push({
+        rewrite(
           seq,
-          flags: (r.flags & ~(ENC_MASK | ENC_DEFLATE | ENC_DICT)) | k.enc,
-          body: k.body,
-        });
+          r.flags,
+          encodeKeyframe(this.store.versionAt(r.object, seq).object, this.codec),
+        );
       }
     };
     const lasts = db
@@ -202,9 +207,10 @@ export class Retention {
     const span = db.prepare("SELECT max(observed_at) AS t FROM records WHERE seq < ?").get(cut) as {
       t: number;
     };
+    this.rebaseSurvivors(cut, rewrite);
     db.prepare("DELETE FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)").run(cut);
-    const upd = db.prepare("UPDATE records SET flags=?, body=? WHERE seq=?");
-    for (const r of rewrites) upd.run(r.flags, r.body, r.seq);
+    const upd = db.prepare("UPDATE records SET flags=?, body=?, base=? WHERE seq=?");
+    for (const r of rewrites) upd.run(r.flags, r.body, r.base, r.seq);
 
     const before = new Date(span.t).toISOString();
     const prev = db.prepare("SELECT value FROM meta WHERE key='pruned_before'").get() as
@@ -242,5 +248,42 @@ export class Retention {
       synthetic: false,
       pruned: payload,
     };
+  }
+
+  /**
+   * Patches at or past the cut whose keyframe lies below it would lose their base. Each object's
+   * first such row becomes a keyframe and the rest are re-encoded against it (or a later one), so
+   * nothing older than the horizon survives just to anchor a patch.
+   */
+  private rebaseSurvivors(
+    cut: number,
+    rewrite: (seq: number, flags: number, k: EncodedBody) => void,
+  ): void {
+    const rows = this.db
+      .prepare(
+        "SELECT seq, object, flags, body, base FROM records WHERE seq >= ? AND base < ? ORDER BY object, seq",
+      )
+      .all(cut, cut) as {
+      seq: number;
+      object: number;
+      flags: number;
+      body: Buffer;
+      base: number;
+    }[];
+    let obj: number | null = null;
+    let base: BaseVersion | null = null;
+    for (const r of rows) {
+      if (r.object !== obj) {
+        obj = r.object;
+        base = null;
+      }
+      const object = this.store.objectOfRow(r.object, r);
+      const k = encodeObject(base, object, this.codec);
+      rewrite(r.seq, r.flags, k);
+      base =
+        k.base === null
+          ? { object, seq: r.seq, chainLen: 0, keyframeBytes: k.keyframeBytes }
+          : { ...base!, chainLen: k.chainLen };
+    }
   }
 }

@@ -7,11 +7,28 @@ export const FLAG_SYNTHETIC = 8;
 /** Provenance is exactly { source: "watch" }, the common case, so it is not spelled out in meta. */
 export const FLAG_PROV_WATCH = 16;
 
-const HEX_ID = /^[0-9a-f]{32}$/;
+/** 16 raw bytes for a 32-character lowercase hex string, else null (one pass, no regex). */
+export function hex128(s: string): Buffer | null {
+  if (s.length !== 32) return null;
+  const out = Buffer.allocUnsafe(16);
+  for (let i = 0; i < 16; i++) {
+    const hi = nibble(s.charCodeAt(2 * i));
+    const lo = nibble(s.charCodeAt(2 * i + 1));
+    if (hi < 0 || lo < 0) return null;
+    out[i] = (hi << 4) | lo;
+  }
+  return out;
+}
+
+function nibble(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  return -1;
+}
 
 /** Stores 128-bit hex ids as 16 raw bytes; anything else stays text (SQLite never equates the two). */
 export function packId(id: string): Buffer | string {
-  return HEX_ID.test(id) ? Buffer.from(id, "hex") : id;
+  return hex128(id) ?? id;
 }
 
 /** Inverse of packId. */
@@ -49,6 +66,18 @@ type PayloadBag = Record<string, unknown>;
 
 /** Copies a record's payloads into meta. */
 export function payloadsToMeta(rec: JournalRecord, meta: Meta): void {
+  // Plain events carry none of these; the table walk with computed keys cost more than the rest of
+  // the record's bookkeeping, so the common case is checked with fixed property reads first.
+  if (
+    !rec.gap &&
+    !rec.coverage &&
+    !rec.checkpoint &&
+    !rec.baseline &&
+    !rec.snapshot &&
+    !rec.pruned &&
+    !rec.audit
+  )
+    return;
   for (const [field, key] of PAYLOAD_KEYS) {
     if (rec[field]) (meta as PayloadBag)[key] = rec[field];
   }
@@ -80,9 +109,10 @@ export function watchCode(w: JournalRecord["watchType"]): number | null {
 export function rowObject(store: Store, row: RecordRow): unknown {
   const enc = row.flags & ENC_MASK;
   if (enc === ENC_NONE || !row.body) return undefined;
-  if (enc === ENC_KEYFRAME || row.object === null)
+  if (enc === ENC_KEYFRAME && row.object === null)
     return reconstruct([{ enc: row.flags, body: row.body }]);
-  return store.versionAt(row.object, row.seq).object;
+  if (row.object === null) throw new Error(`record ${row.seq}: a patch without an object`);
+  return store.objectOfRow(row.object, row);
 }
 
 /** Turns a stored row back into the record that was appended (with its ingestSeq). */

@@ -75,6 +75,14 @@ const MIGRATIONS: string[] = [
   DROP INDEX records_event_id;
   CREATE UNIQUE INDEX records_control_id ON records(event_id) WHERE object IS NULL;
   `,
+  // v4: patches are stored against their keyframe (base), not the previous version, so any version
+  // is one keyframe plus one patch away. The object index drops its explicit seq: seq is the rowid,
+  // which every index entry carries anyway, so (object) sorts the same and each entry is smaller.
+  `
+  ALTER TABLE records ADD COLUMN base INTEGER;
+  DROP INDEX records_object;
+  CREATE INDEX records_object ON records(object) WHERE object IS NOT NULL;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -2,7 +2,15 @@ import type Database from "better-sqlite3";
 import { parseStreamId } from "../event/stream-id";
 import type { StreamKey } from "../event/schema";
 import { LruCache } from "./cache";
-import { applyPatchBody, ENC_KEYFRAME, ENC_MASK, keyframeText } from "./codec";
+import {
+  applyPatchBody,
+  ENC_KEYFRAME,
+  ENC_MASK,
+  ENC_PATCH,
+  ENC_STAR,
+  keyframeText,
+  type BaseVersion,
+} from "./codec";
 
 export interface StreamRow {
   id: number;
@@ -34,9 +42,17 @@ export interface RecordRow {
   hash: Buffer | string | null;
   meta: string | null;
   body: Buffer | null;
+  /** Keyframe seq of a star patch. */
+  base: number | null;
 }
 
-class NoVersionError extends Error {}
+/** The columns a stored object version is rebuilt from. */
+export interface BodyRow {
+  seq: number;
+  flags: number;
+  body: Buffer | null;
+  base: number | null;
+}
 
 /** Shared registry of streams and object identities over one connection. */
 export class Store {
@@ -46,6 +62,7 @@ export class Store {
   lastCreated = false;
   private readonly objectIds = new LruCache<string, number>(50_000);
   private readonly objectRows = new LruCache<number, ObjectRow>(50_000);
+  private readonly keyframeTexts = new LruCache<number, string>(1024);
   private readonly stmt;
 
   constructor(readonly db: Database.Database) {
@@ -65,6 +82,11 @@ export class Store {
       chain: db.prepare(
         "SELECT seq, flags, body FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC",
       ),
+      latest: db.prepare(
+        "SELECT seq, flags, body, base FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC LIMIT 1",
+      ),
+      bodyAt: db.prepare("SELECT seq, flags, body, base FROM records WHERE seq=?"),
+      patchesSince: db.prepare("SELECT count(*) AS n FROM records WHERE object=? AND seq>?"),
     };
     this.reloadStreams();
   }
@@ -186,50 +208,95 @@ export class Store {
     return row;
   }
 
+  /** Remembers an identity row read in bulk elsewhere, so decoding its records needs no look-up. */
+  rememberObject(row: ObjectRow): void {
+    this.objectRows.set(row.id, row);
+  }
+
   /** Forgets cached object ids, since a rolled-back transaction may have created some. */
   forgetObjects(): void {
     this.objectIds.clear();
     this.objectRows.clear();
+    // Seqs of a rolled-back batch are reused, so cached texts keyed by them must go too.
+    this.keyframeTexts.clear();
   }
 
-  /** The newest stored version of an object, rebuilt from disk; null when it has none. */
-  lastVersion(objectId: number): ({ seq: number } & ReturnType<Store["versionAt"]>) | null {
-    try {
-      // One walk down the chain from the newest row, instead of a max() query and then the walk.
-      return this.versionAt(objectId, Number.MAX_SAFE_INTEGER);
-    } catch (err) {
-      if (err instanceof NoVersionError) return null;
-      throw err;
+  /**
+   * The keyframe an object's next version should be diffed against, read from disk after a cache
+   * miss: the keyframe of its newest row. Null when the object has no versions, or when its newest
+   * row belongs to a pre-v4 chain (the writer then starts a fresh keyframe).
+   */
+  currentBase(objectId: number): BaseVersion | null {
+    const row = this.stmt.latest.get(objectId, Number.MAX_SAFE_INTEGER) as BodyRow | undefined;
+    if (!row?.body) return null;
+    let kfSeq = row.seq;
+    let text: string;
+    if ((row.flags & ENC_MASK) === ENC_KEYFRAME) text = this.keyframeJson(row);
+    else if (row.flags & ENC_STAR && row.base !== null) {
+      kfSeq = row.base;
+      text = this.keyframeJsonAt(objectId, kfSeq);
+    } else return null;
+    const n = (this.stmt.patchesSince.get(objectId, kfSeq) as { n: number }).n;
+    return { object: JSON.parse(text), seq: kfSeq, chainLen: n, keyframeBytes: text.length };
+  }
+
+  /** Rebuilds an object's version at or before seq; the seq returned is the row it came from. */
+  versionAt(objectId: number, seq: number): { seq: number; object: unknown } {
+    const row = this.stmt.latest.get(objectId, seq) as BodyRow | undefined;
+    if (!row) throw new Error(`object ${objectId}: no version at or before ${seq}`);
+    return { seq: row.seq, object: this.objectOfRow(objectId, row) };
+  }
+
+  /** The object stored in one of an object's rows, as a fresh value the caller may mutate. */
+  objectOfRow(objectId: number, row: BodyRow): unknown {
+    if (!row.body) throw new Error(`record ${row.seq} has no stored object`);
+    const enc = row.flags & ENC_MASK;
+    if (enc === ENC_KEYFRAME) return JSON.parse(this.keyframeJson(row));
+    if (enc !== ENC_PATCH) throw new Error(`record ${row.seq}: unknown encoding ${enc}`);
+    if (row.flags & ENC_STAR) {
+      if (row.base === null) throw new Error(`record ${row.seq}: patch without a keyframe`);
+      const kf = JSON.parse(this.keyframeJsonAt(objectId, row.base));
+      return applyPatchBody(kf, row.flags, row.body);
     }
+    return this.legacyChainAt(objectId, row.seq);
   }
 
-  /** Rebuilds an object's version at seq from its keyframe and patches; also reports the chain length. */
-  versionAt(
-    objectId: number,
-    seq: number,
-  ): { seq: number; object: unknown; chainLen: number; keyframeBytes: number } {
+  private keyframeJsonAt(objectId: number, seq: number): string {
+    const hit = this.keyframeTexts.get(seq);
+    if (hit !== undefined) return hit;
+    const kf = this.stmt.bodyAt.get(seq) as BodyRow | undefined;
+    if (!kf?.body || (kf.flags & ENC_MASK) !== ENC_KEYFRAME)
+      throw new Error(`object ${objectId}: keyframe ${seq} is missing`);
+    return this.keyframeJson(kf);
+  }
+
+  /** Keyframe JSON by seq; keyframes never change once written, so their text is cached. */
+  private keyframeJson(row: BodyRow): string {
+    const hit = this.keyframeTexts.get(row.seq);
+    if (hit !== undefined) return hit;
+    const text = keyframeText(row.flags, row.body!);
+    this.keyframeTexts.set(row.seq, text);
+    return text;
+  }
+
+  /** Pre-v4 rows: walk back through every patch to the keyframe, then forward again. */
+  private legacyChainAt(objectId: number, seq: number): unknown {
     const links: { enc: number; body: Buffer }[] = [];
-    let newest = 0;
     for (const r of this.stmt.chain.iterate(objectId, seq) as Iterable<{
       seq: number;
       flags: number;
       body: Buffer;
     }>) {
-      if (newest === 0) newest = r.seq;
       links.push({ enc: r.flags, body: r.body });
       if ((r.flags & ENC_MASK) === ENC_KEYFRAME) break;
     }
-    if (links.length === 0)
-      throw new NoVersionError(`object ${objectId}: no version at or before ${seq}`);
     links.reverse();
     if (links.length === 0 || (links[0].enc & ENC_MASK) !== ENC_KEYFRAME) {
       throw new Error(`object ${objectId}: no keyframe at or before record ${seq}`);
     }
-    const head = keyframeText(links[0].enc, links[0].body);
-    let object: unknown = JSON.parse(head);
+    let object: unknown = JSON.parse(keyframeText(links[0].enc, links[0].body));
     for (let i = 1; i < links.length; i++)
       object = applyPatchBody(object, links[i].enc, links[i].body);
-    // The keyframe's serialised size is the yardstick for later patches.
-    return { seq: newest, object, chainLen: links.length - 1, keyframeBytes: head.length };
+    return object;
   }
 }

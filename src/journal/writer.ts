@@ -9,6 +9,7 @@ import { redactObject, type RedactPolicy } from "./redact";
 import {
   FLAG_PROV_WATCH,
   FLAG_SYNTHETIC,
+  hex128,
   packId,
   payloadsToMeta,
   typeCode,
@@ -17,8 +18,6 @@ import {
 } from "./rows";
 import type { Store } from "./store";
 import { JournalError, type AppendBatch, type AppendResult } from "./types";
-
-const HEX_HASH = /^[0-9a-f]{32}$/;
 
 export interface WriterState {
   store: Store;
@@ -36,12 +35,12 @@ export function writerStatements(db: Database.Database) {
   return {
     // Object rows are checked for copies before they are encoded; other rows rely on the index.
     insertObject: db.prepare(
-      `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+      `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     ),
     insertControl: db.prepare(
-      `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) WHERE object IS NULL DO NOTHING`,
+      `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) WHERE object IS NULL DO NOTHING`,
     ),
     // Copies are usually recent, so the newest rows are compared first.
     objectCopy: db.prepare(
@@ -106,6 +105,7 @@ export function appendInTxn(
 
     let objectId: number | null = null;
     let enc: EncodedBody | null = null;
+    let base: CachedVersion | null = null;
     let object: unknown = rec.object;
     let hash = rec.objectHash ?? null;
     let rv: string | null =
@@ -136,10 +136,10 @@ export function appendInTxn(
       if (r.version !== stream.version || r.uid !== derivedUid) meta.r = r;
       const id = objectId!;
       // A just-created identity has no versions, so skip the cache (and its miss count) and the read.
-      const prev = w.store.lastCreated
+      base = w.store.lastCreated
         ? null
-        : (pending.get(id) ?? w.cache.get(id) ?? w.store.lastVersion(id));
-      enc = encodeObject(prev, object, w.codec);
+        : (pending.get(id) ?? w.cache.get(id) ?? w.store.currentBase(id));
+      enc = encodeObject(base, object, w.codec);
     } else if (rec.object) {
       enc = encodeKeyframe(object, w.codec);
       if (rec.resource) meta.r = rec.resource;
@@ -158,7 +158,7 @@ export function appendInTxn(
     )
       rv = null;
 
-    const storedHash = hash === null ? null : HEX_HASH.test(hash) ? Buffer.from(hash, "hex") : hash;
+    const storedHash = hash === null ? null : (hex128(hash) ?? hash);
     const metaJson = Object.keys(meta).length > 0 ? JSON.stringify(meta) : null;
     const info = (objectId === null ? st.insertControl : st.insertObject).run(
       seq,
@@ -173,6 +173,7 @@ export function appendInTxn(
       storedHash,
       metaJson,
       enc?.body ?? null,
+      enc?.base ?? null,
     );
     if (info.changes === 0) {
       duplicates++;
@@ -182,9 +183,10 @@ export function appendInTxn(
     if (firstSeq === null) firstSeq = seq;
     if (rv !== null) batchRvs.add(`${stream.id}\u0000${rv}`);
     if (objectId !== null && enc) {
+      // A keyframe becomes the base of the versions after it; a patch only advances the count.
       pending.set(objectId, {
-        seq,
-        object,
+        seq: enc.base ?? seq,
+        object: enc.base === null ? object : base!.object,
         chainLen: enc.chainLen,
         keyframeBytes: enc.keyframeBytes,
       });

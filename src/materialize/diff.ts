@@ -84,7 +84,7 @@ export function diff(
       if (was && is) {
         if (pb!.row.seq === pa!.row.seq || sameHash(pb!, pa!)) continue;
         const rb = reader.record(pb!);
-        const ra = reader.record(pa!, { seq: pb!.row.seq, object: rb.object });
+        const ra = reader.record(pa!);
         const ob = withoutServerFields(rb.object as Record<string, unknown>, opts);
         const oa = withoutServerFields(ra.object as Record<string, unknown>, opts);
         const changes = fieldDiff(ob, oa);

@@ -3,12 +3,12 @@
 // statements. It reads the journal's own row format through the journal's decoders, never writes.
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../event/schema";
-import { applyPatchBody, ENC_KEYFRAME, ENC_MASK, reconstruct } from "../journal/codec";
 import { decodeRow, type Meta } from "../journal/rows";
 import { TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
 import { Store, type RecordRow } from "../journal/store";
 
-const COLS = "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body";
+const COLS =
+  "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base";
 const BASELINE = TYPE_CODES.indexOf("baseline");
 const DELETED = WATCH_CODES.indexOf("DELETED");
 const CHECKPOINT = TYPE_CODES.indexOf("checkpoint");
@@ -71,9 +71,6 @@ export class JournalReader {
       latestAt: this.db.prepare(
         `SELECT ${COLS} FROM records WHERE object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
       ),
-      chain: this.db.prepare(
-        "SELECT seq, flags, body FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC",
-      ),
       // Control rows (baseline markers, checkpoints) are indexed by (type, stream, seq).
       controlPosition: this.db.prepare(
         "SELECT rv, seq, observed_at FROM records WHERE object IS NULL AND type IN (?,?) AND stream=? AND rv IS NOT NULL AND observed_at<=? ORDER BY seq DESC LIMIT 1",
@@ -105,7 +102,10 @@ export class JournalReader {
       (namespace !== undefined ? " AND namespace=?" : "") +
       " ORDER BY kind, namespace, name";
     const args = namespace !== undefined ? [clusterId, namespace] : [clusterId];
-    return this.db.prepare(sql).all(...args) as ObjectIdentity[];
+    const rows = this.db.prepare(sql).all(...args) as ObjectIdentity[];
+    // Decoding a record looks its identity up again; hand over what this query already read.
+    for (const r of rows) this.store.rememberObject({ ...r, clusterId });
+    return rows;
   }
 
   /** Object identities whose name matches a LIKE pattern (escaped with \\), any cluster by default. */
@@ -251,37 +251,9 @@ export class JournalReader {
     return out;
   }
 
-  /**
-   * Rebuilds the object stored at a record position from its keyframe and patches. When `from` is
-   * an earlier version of the same object inside the chain, the walk stops there and patches it.
-   */
-  objectAt(objectId: number, seq: number, from?: { seq: number; object: unknown }): unknown {
-    const links: { enc: number; body: Buffer }[] = [];
-    let base: unknown;
-    for (const r of this.stmt.chain.iterate(objectId, seq) as Iterable<{
-      seq: number;
-      flags: number;
-      body: Buffer;
-    }>) {
-      if (from && r.seq === from.seq && (r.flags & ENC_MASK) !== ENC_KEYFRAME) {
-        base = structuredClone(from.object);
-        break;
-      }
-      links.push({ enc: r.flags, body: r.body });
-      if ((r.flags & ENC_MASK) === ENC_KEYFRAME) break;
-    }
-    if (links.length === 0 && base === undefined)
-      throw new Error(`object ${objectId} has no stored body at ${seq}`);
-    links.reverse();
-    if (base === undefined) return reconstruct(links);
-    let doc: unknown = base;
-    for (const l of links) doc = applyPatchBody(doc, l.enc, l.body);
-    return doc;
-  }
-
-  /** The full journal record at a position, object included. */
-  record(pos: ObjectPosition, from?: { seq: number; object: unknown }): JournalRecord {
-    const object = pos.row.body ? this.objectAt(pos.identity.id, pos.row.seq, from) : undefined;
+  /** The full journal record at a position, object included (one keyframe plus at most one patch). */
+  record(pos: ObjectPosition): JournalRecord {
+    const object = pos.row.body ? this.store.objectOfRow(pos.identity.id, pos.row) : undefined;
     return decodeRow(this.store, { ...pos.row, body: null }, object);
   }
 
