@@ -7,6 +7,7 @@ import {
   ENC_KEYFRAME,
   ENC_MASK,
   ENC_PATCH,
+  ENC_RV,
   ENC_STAR,
   reconstruct,
   type BaseVersion,
@@ -72,11 +73,20 @@ function applyEdit(doc: Record<string, unknown>, e: Edit): Record<string, unknow
 function versionsFrom(edits: Edit[][]): Record<string, unknown>[] {
   let doc = norm(deployment("web", "shop", "u", 1, 3)) as Record<string, unknown>;
   const out = [doc];
-  for (const batch of edits) {
+  for (const [i, batch] of edits.entries()) {
     for (const e of batch) doc = applyEdit(doc, e);
+    // Like the API server, bump the resourceVersion of every version that still has metadata.
+    const md = doc.metadata as Record<string, unknown> | null;
+    if (md && typeof md === "object" && !Array.isArray(md)) md.resourceVersion = String(i + 2);
     out.push(norm(doc) as Record<string, unknown>);
   }
   return out;
+}
+
+/** The rv column a row of this version would carry, when its metadata has a string RV. */
+function rowRv(v: Record<string, unknown>): string | null {
+  const rv = (v.metadata as { resourceVersion?: unknown } | null)?.resourceVersion;
+  return typeof rv === "string" ? rv : null;
 }
 
 describe("codec", () => {
@@ -89,7 +99,7 @@ describe("codec", () => {
           let keyframe: { enc: number; body: Buffer } | null = null;
           let base: BaseVersion | null = null;
           for (const [i, v] of versions.entries()) {
-            const e = encodeObject(base, v, opts);
+            const e = encodeObject(base, v, opts, rowRv(v));
             expect(e.chainLen).toBeLessThan(opts.keyframeEvery);
             if ((e.enc & ENC_MASK) === ENC_KEYFRAME) {
               keyframe = { enc: e.enc, body: e.body };
@@ -99,7 +109,8 @@ describe("codec", () => {
               // A star patch applies to its keyframe alone, never to the version before it.
               expect(e.enc & ENC_STAR).toBe(ENC_STAR);
               expect(e.base).toBe(base!.seq);
-              expect(reconstruct([keyframe!, { enc: e.enc, body: e.body }])).toEqual(v);
+              const patch = { enc: e.enc, body: e.body, rv: rowRv(v) };
+              expect(reconstruct([keyframe!, patch])).toEqual(v);
               base = { ...base!, chainLen: e.chainLen };
             }
           }
@@ -107,6 +118,24 @@ describe("codec", () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it("leaves the resourceVersion bump out of a patch when the row's rv column holds it", () => {
+    const v1 = norm(deployment("web", "shop", "u", 1, 3));
+    const v2 = norm(deployment("web", "shop", "u", 2, 2)) as { metadata: Record<string, unknown> };
+    const k = encodeKeyframe(v1, opts);
+    const base: BaseVersion = { object: v1, seq: 1, chainLen: 0, keyframeBytes: k.keyframeBytes };
+    const p = encodeObject(base, v2, opts, "2");
+    expect(p.enc & ENC_RV).toBe(ENC_RV);
+    const plain = encodeObject(base, v2, opts);
+    expect(plain.enc & ENC_RV).toBe(0);
+    expect(p.body.length).toBeLessThan(plain.body.length);
+    const kf = { enc: k.enc, body: k.body };
+    expect(reconstruct([kf, { enc: p.enc, body: p.body, rv: "2" }])).toEqual(v2);
+    expect(() => reconstruct([kf, { enc: p.enc, body: p.body }])).toThrow(/resourceVersion/);
+    // A different value is a real change of the object, so it stays in the patch.
+    v2.metadata.resourceVersion = "3";
+    expect(encodeObject(base, v2, opts, "2").enc & ENC_RV).toBe(0);
   });
 
   it("turns a patch bigger than the object into a keyframe and deflates large bodies", () => {

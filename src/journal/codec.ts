@@ -1,7 +1,7 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { applyOperation, type Operation } from "fast-json-patch";
 import { DEFLATE_DICTIONARY } from "./dictionary";
-import { diffTuples, RV_PATH, type OpTuple } from "./diff";
+import { diffTuples, diffTuplesOmittingRv, RV_PATH, type OpTuple } from "./diff";
 
 /** How a record body is encoded; stored in the low bits of the flags column. */
 export const ENC_NONE = 0;
@@ -18,8 +18,13 @@ export const ENC_DICT = 32;
  * schema v4 lack the flag and still chain through every earlier version.
  */
 export const ENC_STAR = 64;
+/**
+ * Set on a patch that leaves out the change of metadata.resourceVersion because the new value is
+ * the row's rv column; the reader writes it back. It saves a dozen bytes on nearly every record.
+ */
+export const ENC_RV = 128;
 /** Every flag bit that describes the body encoding (the rest belong to the record). */
-export const ENC_BITS = ENC_MASK | ENC_DEFLATE | ENC_DICT | ENC_STAR;
+export const ENC_BITS = ENC_MASK | ENC_DEFLATE | ENC_DICT | ENC_STAR | ENC_RV;
 
 export interface CodecOptions {
   keyframeEvery: number;
@@ -111,13 +116,22 @@ export function encodeObject(
   base: BaseVersion | null,
   object: unknown,
   opts: CodecOptions,
+  rowRv: string | null = null,
 ): EncodedBody {
   if (base && base.chainLen + 1 < opts.keyframeEvery) {
-    const patchJson = JSON.stringify(diffTuples(base.object, object));
+    let tuples: OpTuple[];
+    let rvOmitted = false;
+    if (rowRv === null) tuples = diffTuples(base.object, object);
+    else ({ tuples, rvOmitted } = diffTuplesOmittingRv(base.object, object, rowRv));
+    const patchJson = JSON.stringify(tuples);
     if (patchJson.length < base.keyframeBytes * MAX_PATCH_SHARE) {
       const p = pack(patchJson, opts);
       return {
-        enc: ENC_PATCH | ENC_STAR | (p.deflated ? ENC_DEFLATE | ENC_DICT : 0),
+        enc:
+          ENC_PATCH |
+          ENC_STAR |
+          (rvOmitted ? ENC_RV : 0) |
+          (p.deflated ? ENC_DEFLATE | ENC_DICT : 0),
         body: p.body,
         base: base.seq,
         chainLen: base.chainLen + 1,
@@ -151,18 +165,32 @@ export function decodeKeyframe(enc: number, body: Buffer): unknown {
   return JSON.parse(unpack(enc, body));
 }
 
-/** Applies a stored patch body to doc in place and returns the (possibly replaced) document. */
-export function applyPatchBody(doc: unknown, enc: number, body: Buffer): unknown {
+/**
+ * Applies a stored patch body to doc in place and returns the (possibly replaced) document; rv is
+ * the row's rv column, which a patch flagged ENC_RV needs.
+ */
+export function applyPatchBody(
+  doc: unknown,
+  enc: number,
+  body: Buffer,
+  rv: string | null = null,
+): unknown {
   const ops = fromTuples(JSON.parse(unpack(enc, body)) as OpTuple[]);
   let cur = doc;
   for (const op of ops) {
     cur = applyOperation(cur, op, false, true).newDocument;
   }
+  if (enc & ENC_RV) {
+    const md = (cur as { metadata?: Record<string, unknown> } | null)?.metadata;
+    if (rv === null || typeof md !== "object" || md === null)
+      throw new Error("patch leaves out resourceVersion but the row has none to restore");
+    md.resourceVersion = rv;
+  }
   return cur;
 }
 
 /** Rebuilds a version from a keyframe and the patches after it, oldest first (a star patch is a one-link chain). */
-export function reconstruct(chain: { enc: number; body: Buffer }[]): unknown {
+export function reconstruct(chain: { enc: number; body: Buffer; rv?: string | null }[]): unknown {
   if (chain.length === 0) throw new Error("empty delta chain");
   const head = chain[0];
   if ((head.enc & ENC_MASK) !== ENC_KEYFRAME)
@@ -171,7 +199,7 @@ export function reconstruct(chain: { enc: number; body: Buffer }[]): unknown {
   for (let i = 1; i < chain.length; i++) {
     const link = chain[i];
     if ((link.enc & ENC_MASK) !== ENC_PATCH) throw new Error("delta chain link is not a patch");
-    doc = applyPatchBody(doc, link.enc, link.body);
+    doc = applyPatchBody(doc, link.enc, link.body, link.rv ?? null);
   }
   return doc;
 }

@@ -32,10 +32,14 @@ function sharedPrefix(a: string, b: string): number {
 
 class Emitter {
   readonly out: OpTuple[] = [];
+  /** Set when a resourceVersion replace equal to omitRv was left out of the output. */
+  rvOmitted = false;
   private readonly stack: string[] = [];
   private prevPath = "";
   /** Each emitted op's value (undefined for removals), for back-references. */
   private readonly values: unknown[] = [];
+
+  constructor(private readonly omitRv?: string) {}
 
   push(key: string): void {
     this.stack.push(key);
@@ -54,6 +58,11 @@ class Emitter {
 
   emit(code: 0 | 1 | 2, value?: unknown): void {
     const full = this.path();
+    // The reader restores it from the row's rv column; it leaves no trace in paths or back-references.
+    if (code === 0 && full === RV_PATH && value === this.omitRv) {
+      this.rvOmitted = true;
+      return;
+    }
     if (code === 0 && full === RV_PATH) {
       this.out.push([4, value]);
     } else {
@@ -157,4 +166,18 @@ export function diffTuples(prev: unknown, next: unknown): OpTuple[] {
   const e = new Emitter();
   diffValue(prev, next, e);
   return e.out;
+}
+
+/**
+ * Like diffTuples, but leaves out the replace of /metadata/resourceVersion when its new value is rv
+ * (the row already stores it); rvOmitted says whether it did, so the reader knows to put it back.
+ */
+export function diffTuplesOmittingRv(
+  prev: unknown,
+  next: unknown,
+  rv: string,
+): { tuples: OpTuple[]; rvOmitted: boolean } {
+  const e = new Emitter(rv);
+  diffValue(prev, next, e);
+  return { tuples: e.out, rvOmitted: e.rvOmitted };
 }

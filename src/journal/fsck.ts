@@ -50,7 +50,7 @@ export function runFsck(store: Store): FsckReport {
   const keyframes = new Map<number, string>();
   const rows = db
     .prepare(
-      "SELECT seq, object, flags, hash, body, base FROM records WHERE body IS NOT NULL ORDER BY object, seq",
+      "SELECT seq, object, flags, hash, body, base, rv FROM records WHERE body IS NOT NULL ORDER BY object, seq",
     )
     .iterate() as Iterable<{
     seq: number;
@@ -59,6 +59,7 @@ export function runFsck(store: Store): FsckReport {
     hash: Buffer | string | null;
     body: Buffer;
     base: number | null;
+    rv: string | null;
   }>;
   for (const r of rows) {
     const enc = r.flags & ENC_MASK;
@@ -75,7 +76,7 @@ export function runFsck(store: Store): FsckReport {
       } else if (enc === ENC_PATCH && r.flags & ENC_STAR) {
         const kf = r.base === null ? undefined : keyframes.get(r.base);
         if (kf === undefined) throw new Error(`keyframe ${r.base} of this object is missing`);
-        doc = applyPatchBody(JSON.parse(kf), r.flags, r.body);
+        doc = applyPatchBody(JSON.parse(kf), r.flags, r.body, r.rv);
       } else if (enc === ENC_PATCH) {
         if (r.object === null || doc === undefined)
           throw new Error("patch without a preceding version");

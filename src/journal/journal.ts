@@ -9,6 +9,7 @@ import { loadIdFilter } from "./dedup";
 import { toJournalError } from "./errors";
 import { runFsck } from "./fsck";
 import { gapsWithResolution, objectAt } from "./object-at";
+import { packId, typeCode } from "./rows";
 import { controlRecords, listStreams, objectHistory, queryEvents } from "./readers";
 import type { RedactPolicy } from "./redact";
 import { Retention } from "./retention";
@@ -35,7 +36,7 @@ const log = logger("journal");
 
 export const DEFAULTS = {
   busyTimeoutMs: 5000,
-  keyframeEvery: 32,
+  keyframeEvery: 128,
   lastVersionCacheSize: 10_000,
   deflateMinBytes: 384,
   sync: "FULL" as const,
@@ -254,6 +255,26 @@ class SqliteJournal implements Journal {
   snapshots(): JournalRecord[] {
     this.live();
     return controlRecords(this.store, "snapshot");
+  }
+
+  deleteSnapshots(eventIds: string[]): number {
+    this.writable();
+    // Snapshot records are summaries that nothing else points at, so removing one leaves every
+    // chain, checkpoint and ingestSeq intact.
+    const del = this.db.prepare(
+      "DELETE FROM records WHERE object IS NULL AND type=? AND event_id=?",
+    );
+    try {
+      const n = this.db
+        .transaction(() =>
+          eventIds.reduce((sum, id) => sum + del.run(typeCode("snapshot"), packId(id)).changes, 0),
+        )
+        .immediate();
+      if (n > 0) log.info({ path: this.path, deleted: n }, "deleted expired snapshot records");
+      return n;
+    } catch (err) {
+      throw toJournalError(err, "delete snapshots");
+    }
   }
 
   prune(now?: Date, force = false): JournalRecord | null {

@@ -261,7 +261,7 @@ export class Retention {
   ): void {
     const rows = this.db
       .prepare(
-        "SELECT seq, object, flags, body, base FROM records WHERE seq >= ? AND base < ? ORDER BY object, seq",
+        "SELECT seq, object, flags, body, base, rv FROM records WHERE seq >= ? AND base < ? ORDER BY object, seq",
       )
       .all(cut, cut) as {
       seq: number;
@@ -269,6 +269,7 @@ export class Retention {
       flags: number;
       body: Buffer;
       base: number;
+      rv: string | null;
     }[];
     let obj: number | null = null;
     let base: BaseVersion | null = null;
@@ -278,7 +279,8 @@ export class Retention {
         base = null;
       }
       const object = this.store.objectOfRow(r.object, r);
-      const k = encodeObject(base, object, this.codec);
+      const md = (object as { metadata?: { resourceVersion?: unknown } }).metadata;
+      const k = encodeObject(base, object, this.codec, md?.resourceVersion === r.rv ? r.rv : null);
       rewrite(r.seq, r.flags, k);
       base =
         k.base === null

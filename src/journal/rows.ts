@@ -7,11 +7,11 @@ export const FLAG_SYNTHETIC = 8;
 /** Provenance is exactly { source: "watch" }, the common case, so it is not spelled out in meta. */
 export const FLAG_PROV_WATCH = 16;
 
-/** 16 raw bytes for a 32-character lowercase hex string, else null (one pass, no regex). */
-export function hex128(s: string): Buffer | null {
-  if (s.length !== 32) return null;
-  const out = Buffer.allocUnsafe(16);
-  for (let i = 0; i < 16; i++) {
+/** Raw bytes for a 16- or 32-character lowercase hex string (ids, hashes), else null; no regex. */
+export function packHex(s: string): Buffer | null {
+  if (s.length !== 32 && s.length !== 16) return null;
+  const out = Buffer.allocUnsafe(s.length >> 1);
+  for (let i = 0; i < out.length; i++) {
     const hi = nibble(s.charCodeAt(2 * i));
     const lo = nibble(s.charCodeAt(2 * i + 1));
     if (hi < 0 || lo < 0) return null;
@@ -28,7 +28,7 @@ function nibble(c: number): number {
 
 /** Stores 128-bit hex ids as 16 raw bytes; anything else stays text (SQLite never equates the two). */
 export function packId(id: string): Buffer | string {
-  return hex128(id) ?? id;
+  return id.length === 32 ? (packHex(id) ?? id) : id;
 }
 
 /** Inverse of packId. */

@@ -52,6 +52,7 @@ export interface BodyRow {
   flags: number;
   body: Buffer | null;
   base: number | null;
+  rv: string | null;
 }
 
 /** Shared registry of streams and object identities over one connection. */
@@ -83,9 +84,9 @@ export class Store {
         "SELECT seq, flags, body FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC",
       ),
       latest: db.prepare(
-        "SELECT seq, flags, body, base FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC LIMIT 1",
+        "SELECT seq, flags, body, base, rv FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC LIMIT 1",
       ),
-      bodyAt: db.prepare("SELECT seq, flags, body, base FROM records WHERE seq=?"),
+      bodyAt: db.prepare("SELECT seq, flags, body, base, rv FROM records WHERE seq=?"),
       patchesSince: db.prepare("SELECT count(*) AS n FROM records WHERE object=? AND seq>?"),
     };
     this.reloadStreams();
@@ -256,7 +257,7 @@ export class Store {
     if (row.flags & ENC_STAR) {
       if (row.base === null) throw new Error(`record ${row.seq}: patch without a keyframe`);
       const kf = JSON.parse(this.keyframeJsonAt(objectId, row.base));
-      return applyPatchBody(kf, row.flags, row.body);
+      return applyPatchBody(kf, row.flags, row.body, row.rv);
     }
     return this.legacyChainAt(objectId, row.seq);
   }

@@ -119,6 +119,8 @@ export interface Journal {
   baselines(streamId?: string): JournalRecord[];
   gaps(streamId?: string): JournalRecord[];
   snapshots(): JournalRecord[];
+  /** Deletes snapshot records by eventId (other record types are never touched); returns how many. */
+  deleteSnapshots(eventIds: string[]): number;
   prune(now?: Date): JournalRecord | null;
   fsck(): FsckReport;
   sizeBytes(): number;

@@ -9,7 +9,7 @@ import { redactObject, type RedactPolicy } from "./redact";
 import {
   FLAG_PROV_WATCH,
   FLAG_SYNTHETIC,
-  hex128,
+  packHex,
   packId,
   payloadsToMeta,
   typeCode,
@@ -139,7 +139,10 @@ export function appendInTxn(
       base = w.store.lastCreated
         ? null
         : (pending.get(id) ?? w.cache.get(id) ?? w.store.currentBase(id));
-      enc = encodeObject(base, object, w.codec);
+      // Events and baselines store resource.resourceVersion in the rv column unchanged, so their
+      // patches may leave it out and let the reader restore it from there.
+      const rowRv = rec.type === "event" || rec.type === "baseline" ? r.resourceVersion : null;
+      enc = encodeObject(base, object, w.codec, rowRv);
     } else if (rec.object) {
       enc = encodeKeyframe(object, w.codec);
       if (rec.resource) meta.r = rec.resource;
@@ -158,7 +161,7 @@ export function appendInTxn(
     )
       rv = null;
 
-    const storedHash = hash === null ? null : (hex128(hash) ?? hash);
+    const storedHash = hash === null ? null : (packHex(hash) ?? hash);
     const metaJson = Object.keys(meta).length > 0 ? JSON.stringify(meta) : null;
     const info = (objectId === null ? st.insertControl : st.insertObject).run(
       seq,

@@ -41,7 +41,7 @@ describe("scheduled snapshots", () => {
     expect(() => nightlyConfigFromEnv({ KRPLY_SNAPSHOT_KEEP: "0" })).toThrow(/KRPLY_SNAPSHOT_KEEP/);
   });
 
-  it("snapshots every cluster, stores the record and says what it could not expire", () => {
+  it("snapshots every cluster, stores the record and deletes all but the newest keep", () => {
     const tmp = tempJournalPath("krply-nightly-");
     try {
       const j = openJournal(tmp.path);
@@ -67,10 +67,13 @@ describe("scheduled snapshots", () => {
       j.close();
       const second = scheduledSnapshotJob(cfg, new Date(at(20)));
       expect(second.expired.map(s => s.at)).toEqual([at(10)]);
-      expect(second.deleted).toBe(0);
-      expect(second.warnings.join("\n")).toMatch(/exceed keep=1 .*cannot delete/);
+      expect(second.deleted).toBe(1);
+      expect(second.warnings).toEqual([]);
       const again = openJournal(tmp.path, { readonly: true });
-      expect(listSnapshots(again).map(s => s.at)).toEqual([at(10), at(20)]);
+      expect(listSnapshots(again).map(s => s.at)).toEqual([at(20)]);
+      // Only the snapshot record went; the baseline it summarised is untouched.
+      expect(again.baselines().length).toBeGreaterThan(0);
+      expect(again.fsck()).toMatchObject({ ok: true, problems: [] });
       again.close();
     } finally {
       tmp.cleanup();

@@ -54,18 +54,9 @@ export interface NightlyResult {
   taken: { clusterId: string; id: string | null; complete: boolean; missing: string[] }[];
   /** Snapshots beyond the newest `keep`. */
   expired: SnapshotSummary[];
-  /** How many expired records were deleted (0 while the journal cannot delete them). */
+  /** How many expired records were deleted. */
   deleted: number;
   warnings: string[];
-}
-
-/** Something that can delete snapshot records; the journal gains this in a later change. */
-interface SnapshotDeleter {
-  deleteSnapshots(eventIds: string[]): number;
-}
-
-function canDelete(j: Journal): j is Journal & SnapshotDeleter {
-  return typeof (j as Partial<SnapshotDeleter>).deleteSnapshots === "function";
 }
 
 /** Takes one snapshot per recorded cluster at `now`, then expires all but the newest `keep`. */
@@ -88,14 +79,9 @@ export function runScheduledSnapshot(
     return { clusterId, id: s.id, complete: s.complete, missing: s.missing };
   });
   const expired = clusters.flatMap(c => expiredSnapshots(listSnapshots(journal, c), keep));
-  let deleted = 0;
-  if (expired.length > 0) {
-    if (canDelete(journal)) deleted = journal.deleteSnapshots(expired.map(s => s.id));
-    else
-      warnings.push(
-        `${expired.length} snapshot(s) exceed keep=${keep} but this journal cannot delete snapshot records; they are kept`,
-      );
-  }
+  const deleted = expired.length > 0 ? journal.deleteSnapshots(expired.map(s => s.id)) : 0;
+  if (deleted < expired.length)
+    warnings.push(`${expired.length - deleted} expired snapshot(s) were already gone`);
   return { taken, expired, deleted, warnings };
 }
 
