@@ -2,6 +2,7 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { applyOperation, type Operation } from "fast-json-patch";
 import { DEFLATE_DICTIONARY } from "./dictionary";
 import { diffTuples, diffTuplesOmittingRv, RV_PATH, type OpTuple } from "./diff";
+import { linesToTuples, tuplesToLines } from "./patch-text";
 
 /** How a record body is encoded; stored in the low bits of the flags column. */
 export const ENC_NONE = 0;
@@ -23,8 +24,10 @@ export const ENC_STAR = 64;
  * the row's rv column; the reader writes it back. It saves a dozen bytes on nearly every record.
  */
 export const ENC_RV = 128;
+/** Set on a patch stored in the line form of patch-text.ts rather than as a JSON array. */
+export const ENC_LINES = 256;
 /** Every flag bit that describes the body encoding (the rest belong to the record). */
-export const ENC_BITS = ENC_MASK | ENC_DEFLATE | ENC_DICT | ENC_STAR | ENC_RV;
+export const ENC_BITS = ENC_MASK | ENC_DEFLATE | ENC_DICT | ENC_STAR | ENC_RV | ENC_LINES;
 
 export interface CodecOptions {
   keyframeEvery: number;
@@ -123,13 +126,15 @@ export function encodeObject(
     let rvOmitted = false;
     if (rowRv === null) tuples = diffTuples(base.object, object);
     else ({ tuples, rvOmitted } = diffTuplesOmittingRv(base.object, object, rowRv));
-    const patchJson = JSON.stringify(tuples);
-    if (patchJson.length < base.keyframeBytes * MAX_PATCH_SHARE) {
-      const p = pack(patchJson, opts);
+    const lines = tuplesToLines(tuples);
+    const patchText = lines ?? JSON.stringify(tuples);
+    if (patchText.length < base.keyframeBytes * MAX_PATCH_SHARE) {
+      const p = pack(patchText, opts);
       return {
         enc:
           ENC_PATCH |
           ENC_STAR |
+          (lines !== null ? ENC_LINES : 0) |
           (rvOmitted ? ENC_RV : 0) |
           (p.deflated ? ENC_DEFLATE | ENC_DICT : 0),
         body: p.body,
@@ -175,7 +180,8 @@ export function applyPatchBody(
   body: Buffer,
   rv: string | null = null,
 ): unknown {
-  const ops = fromTuples(JSON.parse(unpack(enc, body)) as OpTuple[]);
+  const text = unpack(enc, body);
+  const ops = fromTuples(enc & ENC_LINES ? linesToTuples(text) : (JSON.parse(text) as OpTuple[]));
   let cur = doc;
   for (const op of ops) {
     cur = applyOperation(cur, op, false, true).newDocument;
