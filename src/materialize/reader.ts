@@ -257,6 +257,18 @@ export class JournalReader {
     return decodeRow(this.store, { ...pos.row, body: null }, object);
   }
 
+  /**
+   * Records at many positions, in the order given. They are rebuilt in keyframe order, so the
+   * keyframe reads walk the file forward instead of jumping around it.
+   */
+  records(positions: readonly ObjectPosition[]): JournalRecord[] {
+    const order = positions.map((p, i) => ({ i, at: p.row.base ?? p.row.seq }));
+    order.sort((x, y) => x.at - y.at);
+    const out = new Array<JournalRecord>(positions.length);
+    for (const { i } of order) out[i] = this.record(positions[i]);
+    return out;
+  }
+
   /** The journal record at a position without rebuilding its object (for provenance only). */
   header(pos: ObjectPosition): JournalRecord {
     return decodeRow(this.store, { ...pos.row, body: null });

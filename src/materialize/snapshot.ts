@@ -45,7 +45,7 @@ export function snapshot(
     for (const s of cov.streams) if (s.watermark !== null) watermarks[s.streamId] = s.watermark;
 
     const positions = all.filter(p => p.exists);
-    const objects = opts.withoutObjects ? [] : positions.map(p => materializedOf(reader.record(p)));
+    const objects = opts.withoutObjects ? [] : reader.records(positions).map(materializedOf);
     const complete = missing.length === 0 && streams.length > 0;
     const result: Snapshot = {
       id: null,
