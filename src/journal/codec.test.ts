@@ -138,6 +138,16 @@ describe("codec", () => {
     expect(encodeObject(base, v2, opts, "2").enc & ENC_RV).toBe(0);
   });
 
+  it("stores a version whole when its patch would touch a __proto__ key", () => {
+    const v1 = JSON.parse('{"kind":"ConfigMap","data":{"a":"1"}}') as unknown;
+    const v2 = JSON.parse('{"kind":"ConfigMap","data":{"a":"1","__proto__":"x"}}') as unknown;
+    const k = encodeKeyframe(v1, opts);
+    const e = encodeObject({ object: v1, seq: 1, chainLen: 0, keyframeBytes: 1000 }, v2, opts);
+    expect(e.enc & ENC_MASK).toBe(ENC_KEYFRAME);
+    expect(reconstruct([{ enc: e.enc, body: e.body }])).toEqual(v2);
+    expect(k.enc & ENC_MASK).toBe(ENC_KEYFRAME);
+  });
+
   it("turns a patch bigger than the object into a keyframe and deflates large bodies", () => {
     const small = { a: 1 };
     const k = encodeKeyframe(small, opts);

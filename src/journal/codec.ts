@@ -128,7 +128,12 @@ export function encodeObject(
     else ({ tuples, rvOmitted } = diffTuplesOmittingRv(base.object, object, rowRv));
     const lines = tuplesToLines(tuples);
     const patchText = lines ?? JSON.stringify(tuples);
-    if (patchText.length < base.keyframeBytes * MAX_PATCH_SHARE) {
+    // fast-json-patch refuses any op on a "__proto__" key (a legal ConfigMap key), so such a
+    // version is stored whole rather than as a patch nobody could apply.
+    if (
+      patchText.length < base.keyframeBytes * MAX_PATCH_SHARE &&
+      !patchText.includes("__proto__")
+    ) {
       const p = pack(patchText, opts);
       return {
         enc:
@@ -171,27 +176,29 @@ export function decodeKeyframe(enc: number, body: Buffer): unknown {
 }
 
 /**
- * Applies a stored patch body to doc in place and returns the (possibly replaced) document; rv is
- * the row's rv column, which a patch flagged ENC_RV needs.
+ * The RFC 6902 operations of a stored patch body; rv is the row's rv column, which a patch flagged
+ * ENC_RV turns back into the resourceVersion replace it left out.
  */
+export function patchOps(enc: number, body: Buffer, rv: string | null = null): Operation[] {
+  const text = unpack(enc, body);
+  const ops = fromTuples(enc & ENC_LINES ? linesToTuples(text) : (JSON.parse(text) as OpTuple[]));
+  if (enc & ENC_RV) {
+    if (rv === null)
+      throw new Error("patch leaves out resourceVersion but the row has none to restore");
+    ops.push({ op: "replace", path: RV_PATH, value: rv });
+  }
+  return ops;
+}
+
+/** Applies a stored patch body to doc in place and returns the (possibly replaced) document. */
 export function applyPatchBody(
   doc: unknown,
   enc: number,
   body: Buffer,
   rv: string | null = null,
 ): unknown {
-  const text = unpack(enc, body);
-  const ops = fromTuples(enc & ENC_LINES ? linesToTuples(text) : (JSON.parse(text) as OpTuple[]));
   let cur = doc;
-  for (const op of ops) {
-    cur = applyOperation(cur, op, false, true).newDocument;
-  }
-  if (enc & ENC_RV) {
-    const md = (cur as { metadata?: Record<string, unknown> } | null)?.metadata;
-    if (rv === null || typeof md !== "object" || md === null)
-      throw new Error("patch leaves out resourceVersion but the row has none to restore");
-    md.resourceVersion = rv;
-  }
+  for (const op of patchOps(enc, body, rv)) cur = applyOperation(cur, op, false, true).newDocument;
   return cur;
 }
 

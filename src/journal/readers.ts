@@ -1,5 +1,6 @@
 import type { JournalRecord, RecordType } from "../event/schema";
 import { decodeRow } from "./rows";
+import { sharedVersion } from "./shared-versions";
 import { TYPE_CODES } from "./schema-sql";
 import type { RecordRow, Store } from "./store";
 import {
@@ -148,8 +149,9 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
       `SELECT ${COLS} FROM records r WHERE r.object IN (${ids.map(() => "?").join(",")}) ORDER BY r.seq`,
     )
     .all(...ids) as RecordRow[];
-  // Each version is its keyframe (text cached by the store) plus at most one patch.
-  return rows.map(row => decodeRow(store, row));
+  // Versions share unchanged subtrees with their parsed keyframe (see shared-versions.ts).
+  const keyframes = new Map<number, unknown>();
+  return rows.map(row => decodeRow(store, row, sharedVersion(store, row.object!, row, keyframes)));
 }
 
 /** Control records (baselines markers, gaps, snapshots, ...) of a type, optionally for one stream. */

@@ -262,7 +262,8 @@ export class Store {
     return this.legacyChainAt(objectId, row.seq);
   }
 
-  private keyframeJsonAt(objectId: number, seq: number): string {
+  /** The JSON text of one of an object's keyframes, by its seq. */
+  keyframeJsonAt(objectId: number, seq: number): string {
     const hit = this.keyframeTexts.get(seq);
     if (hit !== undefined) return hit;
     const kf = this.stmt.bodyAt.get(seq) as BodyRow | undefined;
@@ -271,8 +272,8 @@ export class Store {
     return this.keyframeJson(kf);
   }
 
-  /** Keyframe JSON by seq; keyframes never change once written, so their text is cached. */
-  private keyframeJson(row: BodyRow): string {
+  /** Keyframe JSON of a keyframe row; keyframes never change once written, so their text is cached. */
+  keyframeJson(row: BodyRow): string {
     const hit = this.keyframeTexts.get(row.seq);
     if (hit !== undefined) return hit;
     const text = keyframeText(row.flags, row.body!);

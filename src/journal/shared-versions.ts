@@ -1,0 +1,67 @@
+// An object's history can hold hundreds of versions of one keyframe. Parsing that keyframe again for
+// every version cost more than the rest of the read, so versions are built copy-on-write instead:
+// each copies only the containers its patch touches and shares every other subtree with the one
+// parsed keyframe. The results are for reading; a caller that edits one must clone it first.
+import { applyOperation, type Operation } from "fast-json-patch";
+import { ENC_KEYFRAME, ENC_MASK, ENC_STAR, patchOps } from "./codec";
+import type { BodyRow, Store } from "./store";
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === "__proto__")
+    Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
+/** Applies ops to doc without touching it: containers on each op's path are copied first. */
+export function applyCopyOnWrite(doc: unknown, ops: readonly Operation[]): unknown {
+  const fresh = new Set<object>();
+  const copy = <T extends object>(v: T): T => {
+    const c = (Array.isArray(v) ? v.slice() : { ...v }) as T;
+    fresh.add(c);
+    return c;
+  };
+  let root = doc;
+  for (const op of ops) {
+    if (op.path !== "" && root !== null && typeof root === "object") {
+      if (!fresh.has(root)) root = copy(root);
+      const keys = op.path.split("/");
+      let parent = root as Record<string, unknown>;
+      for (let i = 1; i < keys.length - 1; i++) {
+        const k = keys[i].replace(/~1/g, "/").replace(/~0/g, "~");
+        const child = hasOwn(parent, k) ? parent[k] : undefined;
+        // A missing step is left for applyOperation to report.
+        if (child === null || typeof child !== "object") break;
+        const own = fresh.has(child) ? child : copy(child);
+        if (own !== child) setOwn(parent, k, own);
+        parent = own as Record<string, unknown>;
+      }
+    }
+    root = applyOperation(root, op, false, true).newDocument;
+  }
+  return root;
+}
+
+/** Rebuilds an object row's version, sharing its keyframe's parsed tree through `keyframes`. */
+export function sharedVersion(
+  store: Store,
+  objectId: number,
+  row: BodyRow,
+  keyframes: Map<number, unknown>,
+): unknown {
+  if (!row.body) return undefined;
+  const enc = row.flags & ENC_MASK;
+  if (enc === ENC_KEYFRAME) {
+    const obj = JSON.parse(store.keyframeJson(row)) as unknown;
+    keyframes.set(row.seq, obj);
+    return obj;
+  }
+  if (!(row.flags & ENC_STAR) || row.base === null) return store.objectOfRow(objectId, row);
+  let kf = keyframes.get(row.base);
+  if (kf === undefined) {
+    kf = JSON.parse(store.keyframeJsonAt(objectId, row.base)) as unknown;
+    keyframes.set(row.base, kf);
+  }
+  return applyCopyOnWrite(kf, patchOps(row.flags, row.body, row.rv));
+}
