@@ -117,6 +117,8 @@ export async function main(args: string[]): Promise<void> {
         `grew journal to ${readEvents} events in ${(ms(process.hrtime.bigint() - t0) / 1000).toFixed(1)} s; ${fileBytes(jPath)} B on disk`,
       );
     }
+    // Reads go through a read-only connection, as the sidecar serves them, next to the open writer.
+    const reader = openJournal(jPath, { readonly: true });
     const start = Date.UTC(2024, 0, 1);
     const atNs: number[] = [];
     const histNs: number[] = [];
@@ -126,11 +128,11 @@ export async function main(args: string[]): Promise<void> {
       const sel = { clusterId: "bench", kind: s.kind, namespace: s.ns, name: s.name };
       const time = new Date(start + Math.random() * (w.now - start)).toISOString();
       let t = process.hrtime.bigint();
-      j.objectAt(sel, { time });
+      reader.objectAt(sel, { time });
       atNs.push(ms(process.hrtime.bigint() - t));
       if (i % 4 === 0) {
         t = process.hrtime.bigint();
-        histLen.push(j.objectHistory(sel).length);
+        histLen.push(reader.objectHistory(sel).length);
         histNs.push(ms(process.hrtime.bigint() - t));
       }
     }
@@ -144,6 +146,7 @@ export async function main(args: string[]): Promise<void> {
       `objectHistory on ${readEvents} events: p50 ${pct(histNs, 50).toFixed(2)} ms, p99 ${pct(histNs, 99).toFixed(2)} ms ` +
         `(versions p50 ${pct(histLen, 50)}, p99 ${pct(histLen, 99)}; target p50 < 5 ms)`,
     );
+    reader.close();
     j.close();
     console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
   } finally {

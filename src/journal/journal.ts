@@ -41,6 +41,7 @@ export const DEFAULTS = {
   deflateMinBytes: 384,
   sync: "FULL" as const,
   pageCacheKiB: 65536,
+  readerMmapBytes: 1 << 30,
 };
 
 function metaValue(db: Database.Database, key: string): string | null {
@@ -75,6 +76,10 @@ class SqliteJournal implements Journal {
     }
     try {
       this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs}`);
+      // Readers (the sidecar, the CLI) fetch one row per version from all over the file; mapping it
+      // saves a read() and a copy per page. The recorder's writer does not map it, so its resident
+      // memory stays that of its caches rather than growing with the file.
+      if (this.readonly) this.db.pragma(`mmap_size = ${DEFAULTS.readerMmapBytes}`);
       if (!this.readonly) {
         this.db.pragma("journal_mode = WAL");
         // FULL: a committed append survives power loss. NORMAL: survives a process crash, may lose

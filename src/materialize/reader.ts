@@ -3,6 +3,7 @@
 // statements. It reads the journal's own row format through the journal's decoders, never writes.
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../event/schema";
+import { DEFAULTS } from "../journal/journal";
 import { decodeRow, type Meta } from "../journal/rows";
 import { TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
 import { Store, type RecordRow } from "../journal/store";
@@ -66,6 +67,8 @@ export class JournalReader {
     } catch (err) {
       throw new Error(`cannot open journal ${path} read-only`, { cause: err });
     }
+    // Bulk reads touch pages all over the file; mapping it saves a read() and a copy per page.
+    this.db.pragma(`mmap_size = ${DEFAULTS.readerMmapBytes}`);
     this.store = new Store(this.db);
     this.stmt = {
       latestAt: this.db.prepare(
