@@ -146,3 +146,34 @@ describe("retention", () => {
     }
   });
 });
+
+describe("retention of kept patches", () => {
+  it("keeps a deleted object's checkpointed record readable after its keyframe is pruned", () => {
+    const tmp = tempJournalPath();
+    const j = openJournal(tmp.path, {
+      retention: { maxAgeMs: 3600_000 },
+      keyframeEvery: 100,
+      sync: "NORMAL",
+    });
+    const base = Date.now();
+    const t = (s: number): string => new Date(base + s * 1000).toISOString();
+    try {
+      const old = batch(1, 3, 1, t);
+      const gone = deployment("d0", "shop", "u0", 4, 0);
+      old.push(eventRecord({ stream, watchType: "DELETED", object: gone, observedAt: t(4) }));
+      // The stream's checkpoint names the delete, so pruning must keep that record.
+      j.append({
+        records: old,
+        checkpoints: [{ streamId: sid, resourceVersion: "4", observedAt: t(4) }],
+      });
+      j.prune(new Date(base + 2 * 3600_000));
+      expect(j.fsck()).toMatchObject({ ok: true, problems: [] });
+      const kept = j.events({ types: ["event"] }).records;
+      expect(kept.map(r => r.watchType)).toEqual(["DELETED"]);
+      expect(kept[0].object).toEqual(JSON.parse(JSON.stringify(gone)));
+    } finally {
+      j.close();
+      tmp.cleanup();
+    }
+  });
+});

@@ -154,13 +154,6 @@ export class Retention {
         : undefined;
       if (m && m.rv !== listRv) return; // vanished during a gap: nothing exists to keep
       keep.run(seq);
-      if ((r.flags & ENC_MASK) !== ENC_KEYFRAME) {
-        rewrite(
-          seq,
-          r.flags,
-          encodeKeyframe(this.store.versionAt(r.object, seq).object, this.codec),
-        );
-      }
     };
     const lasts = db
       .prepare(
@@ -207,6 +200,20 @@ export class Retention {
     const span = db.prepare("SELECT max(observed_at) AS t FROM records WHERE seq < ?").get(cut) as {
       t: number;
     };
+    // Every kept object row below the cut (a horizon version, or a record a checkpoint names, such
+    // as a delete) loses the keyframe it was patched against, so it becomes a keyframe itself.
+    const keptPatches = db
+      .prepare(
+        `SELECT r.seq, r.object, r.flags FROM keep k JOIN records r ON r.seq = k.seq
+         WHERE r.seq < ? AND r.object IS NOT NULL AND r.body IS NOT NULL AND (r.flags & ${ENC_MASK}) <> ${ENC_KEYFRAME}`,
+      )
+      .all(cut) as { seq: number; object: number; flags: number }[];
+    for (const r of keptPatches)
+      rewrite(
+        r.seq,
+        r.flags,
+        encodeKeyframe(this.store.versionAt(r.object, r.seq).object, this.codec),
+      );
     this.rebaseSurvivors(cut, rewrite);
     db.prepare("DELETE FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)").run(cut);
     const upd = db.prepare("UPDATE records SET flags=?, body=?, base=? WHERE seq=?");
