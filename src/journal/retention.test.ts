@@ -15,6 +15,24 @@ function batch(from: number, n: number, objects: number, time = at): JournalReco
   return out;
 }
 
+/** A journal that prunes past one hour of age, with one keyframe for up to 100 versions. */
+function hourJournal(): {
+  tmp: ReturnType<typeof tempJournalPath>;
+  j: ReturnType<typeof openJournal>;
+  base: number;
+  t: (s: number) => string;
+} {
+  const tmp = tempJournalPath();
+  const j = openJournal(tmp.path, {
+    retention: { maxAgeMs: 3600_000 },
+    keyframeEvery: 100,
+    sync: "NORMAL",
+  });
+  // Nothing is old by the wall clock, so only an explicit prune removes anything.
+  const base = Date.now();
+  return { tmp, j, base, t: (s: number) => new Date(base + s * 1000).toISOString() };
+}
+
 describe("retention", () => {
   it("stays within the byte budget plus 10% and leaves a keyframe at the horizon", () => {
     const tmp = tempJournalPath();
@@ -114,16 +132,8 @@ describe("retention", () => {
   });
 
   it("re-encodes surviving patches whose keyframe fell below the horizon", () => {
-    const tmp = tempJournalPath();
     // One keyframe for all 20 versions, so pruning the first 10 removes the base of the rest.
-    const j = openJournal(tmp.path, {
-      retention: { maxAgeMs: 3600_000 },
-      keyframeEvery: 100,
-      sync: "NORMAL",
-    });
-    // Nothing is old by the wall clock, so only the explicit prune below removes anything.
-    const base = Date.now();
-    const t = (s: number): string => new Date(base + s * 1000).toISOString();
+    const { tmp, j, base, t } = hourJournal();
     const late = (rv: number): string => t(rv <= 10 ? rv : 3600 + rv);
     try {
       const written = batch(1, 20, 1, late);
@@ -149,14 +159,7 @@ describe("retention", () => {
 
 describe("retention of kept patches", () => {
   it("keeps a deleted object's checkpointed record readable after its keyframe is pruned", () => {
-    const tmp = tempJournalPath();
-    const j = openJournal(tmp.path, {
-      retention: { maxAgeMs: 3600_000 },
-      keyframeEvery: 100,
-      sync: "NORMAL",
-    });
-    const base = Date.now();
-    const t = (s: number): string => new Date(base + s * 1000).toISOString();
+    const { tmp, j, base, t } = hourJournal();
     try {
       const old = batch(1, 3, 1, t);
       const gone = deployment("d0", "shop", "u0", 4, 0);
