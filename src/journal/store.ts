@@ -55,6 +55,9 @@ export interface BodyRow {
   rv: string | null;
 }
 
+// Bound parameters per keyframe query; SQLite's limit is far higher, but statements are cached per shape.
+const KEYFRAME_CHUNK = 500;
+
 /** Shared registry of streams and object identities over one connection. */
 export class Store {
   readonly streams = new Map<number, StreamRow>();
@@ -249,17 +252,38 @@ export class Store {
   }
 
   /** The object stored in one of an object's rows, as a fresh value the caller may mutate. */
-  objectOfRow(objectId: number, row: BodyRow): unknown {
+  objectOfRow(objectId: number, row: BodyRow, prefetched?: Map<number, BodyRow>): unknown {
     if (!row.body) throw new Error(`record ${row.seq} has no stored object`);
     const enc = row.flags & ENC_MASK;
-    if (enc === ENC_KEYFRAME) return JSON.parse(this.keyframeJson(row));
+    if (enc === ENC_KEYFRAME)
+      return JSON.parse(prefetched ? keyframeText(row.flags, row.body) : this.keyframeJson(row));
     if (enc !== ENC_PATCH) throw new Error(`record ${row.seq}: unknown encoding ${enc}`);
     if (row.flags & ENC_STAR) {
       if (row.base === null) throw new Error(`record ${row.seq}: patch without a keyframe`);
-      const kf = JSON.parse(this.keyframeJsonAt(objectId, row.base));
-      return applyPatchBody(kf, row.flags, row.body, row.rv);
+      const pre = prefetched?.get(row.base);
+      const text = pre?.body
+        ? keyframeText(pre.flags, pre.body)
+        : this.keyframeJsonAt(objectId, row.base);
+      return applyPatchBody(JSON.parse(text), row.flags, row.body, row.rv);
     }
     return this.legacyChainAt(objectId, row.seq);
+  }
+
+  /**
+   * Keyframe rows by seq, read in ascending order with one statement per chunk: a bulk read of
+   * thousands of objects then walks the file forward instead of seeking once per object.
+   */
+  keyframeRows(seqs: readonly number[]): Map<number, BodyRow> {
+    const sorted = [...new Set(seqs)].sort((a, b) => a - b);
+    const out = new Map<number, BodyRow>();
+    for (let i = 0; i < sorted.length; i += KEYFRAME_CHUNK) {
+      const chunk = sorted.slice(i, i + KEYFRAME_CHUNK);
+      const rows = this.prep(
+        `SELECT seq, flags, body, base, rv FROM records WHERE seq IN (${chunk.map(() => "?").join(",")}) ORDER BY seq`,
+      ).all(...chunk) as BodyRow[];
+      for (const r of rows) if ((r.flags & ENC_MASK) === ENC_KEYFRAME) out.set(r.seq, r);
+    }
+    return out;
   }
 
   /** The JSON text of one of an object's keyframes, by its seq. */
