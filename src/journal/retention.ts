@@ -129,12 +129,10 @@ export class Retention {
     const keep = db.prepare("INSERT OR IGNORE INTO keep (seq) VALUES (?)");
     const rewrites: { seq: number; flags: number; body: Buffer; base: number | null }[] = [];
     const rewrite = (seq: number, flags: number, k: EncodedBody): void => {
-      const keep = flags & ~ENC_BITS;
-      rewrites.push({ seq, flags: keep | k.enc, body: k.body, base: k.base });
+      const recordBits = flags & ~ENC_BITS;
+      rewrites.push({ seq, flags: recordBits | k.enc, body: k.body, base: k.base });
     };
-    const rowAt = db.prepare(
-      "SELECT seq, stream, object, watch, flags, meta FROM records WHERE seq=?",
-    );
+    const rowAt = db.prepare("SELECT seq, stream, watch, meta FROM records WHERE seq=?");
     const laterMarker = db.prepare(
       "SELECT rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? AND seq<? ORDER BY seq DESC LIMIT 1",
     );
@@ -142,9 +140,7 @@ export class Retention {
       const r = rowAt.get(seq) as {
         seq: number;
         stream: number;
-        object: number;
         watch: number | null;
-        flags: number;
         meta: string | null;
       };
       if (r.watch === DELETED) return;

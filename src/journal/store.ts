@@ -255,8 +255,7 @@ export class Store {
   objectOfRow(objectId: number, row: BodyRow, prefetched?: Map<number, BodyRow>): unknown {
     if (!row.body) throw new Error(`record ${row.seq} has no stored object`);
     const enc = row.flags & ENC_MASK;
-    if (enc === ENC_KEYFRAME)
-      return JSON.parse(prefetched ? keyframeText(row.flags, row.body) : this.keyframeJson(row));
+    if (enc === ENC_KEYFRAME) return JSON.parse(this.keyframeJson(row));
     if (enc !== ENC_PATCH) throw new Error(`record ${row.seq}: unknown encoding ${enc}`);
     if (row.flags & ENC_STAR) {
       if (row.base === null) throw new Error(`record ${row.seq}: patch without a keyframe`);

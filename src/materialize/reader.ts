@@ -6,7 +6,7 @@ import type { JournalRecord } from "../event/schema";
 import { DEFAULTS } from "../journal/journal";
 import { decodeRow, type Meta } from "../journal/rows";
 import { TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
-import { Store, type RecordRow } from "../journal/store";
+import { Store, type BodyRow, type RecordRow } from "../journal/store";
 
 const COLS =
   "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base";
@@ -255,8 +255,10 @@ export class JournalReader {
   }
 
   /** The full journal record at a position, object included (one keyframe plus at most one patch). */
-  record(pos: ObjectPosition): JournalRecord {
-    const object = pos.row.body ? this.store.objectOfRow(pos.identity.id, pos.row) : undefined;
+  record(pos: ObjectPosition, keyframes?: Map<number, BodyRow>): JournalRecord {
+    const object = pos.row.body
+      ? this.store.objectOfRow(pos.identity.id, pos.row, keyframes)
+      : undefined;
     return decodeRow(this.store, { ...pos.row, body: null }, object);
   }
 
@@ -267,12 +269,7 @@ export class JournalReader {
   records(positions: readonly ObjectPosition[]): JournalRecord[] {
     const bases = positions.flatMap(p => (p.row.base !== null ? [p.row.base] : []));
     const keyframes = this.store.keyframeRows(bases);
-    return positions.map(p => {
-      const object = p.row.body
-        ? this.store.objectOfRow(p.identity.id, p.row, keyframes)
-        : undefined;
-      return decodeRow(this.store, { ...p.row, body: null }, object);
-    });
+    return positions.map(p => this.record(p, keyframes));
   }
 
   /** The journal record at a position without rebuilding its object (for provenance only). */
