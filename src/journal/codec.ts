@@ -1,8 +1,8 @@
-import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { applyOperation, type Operation } from "fast-json-patch";
 import { DEFLATE_DICTIONARY } from "./dictionary";
 import { diffTuples, diffTuplesOmittingRv, RV_PATH, type OpTuple } from "./diff";
 import { linesToTuples, tuplesToLines } from "./patch-text";
+import { rawCodec } from "./zlib-reuse";
 
 /** How a record body is encoded; stored in the low bits of the flags column. */
 export const ENC_NONE = 0;
@@ -94,19 +94,20 @@ export function fromTuples(tuples: OpTuple[]): Operation[] {
   });
 }
 
+// Bodies written since the dictionary was introduced use it; older ones were deflated without.
+const withDictionary = rawCodec(DEFLATE_DICTIONARY, 6);
+const withoutDictionary = rawCodec(undefined, 6);
+
 function pack(text: string, opts: CodecOptions): { body: Buffer; deflated: boolean } {
   const raw = Buffer.from(text, "utf8");
   if (raw.length < opts.deflateMinBytes) return { body: raw, deflated: false };
-  const z = deflateRawSync(raw, { level: 6, dictionary: DEFLATE_DICTIONARY });
+  const z = withDictionary.deflate(raw);
   return z.length < raw.length ? { body: z, deflated: true } : { body: raw, deflated: false };
 }
 
 function unpack(enc: number, body: Buffer): string {
   if (!(enc & ENC_DEFLATE)) return body.toString("utf8");
-  const raw =
-    enc & ENC_DICT
-      ? inflateRawSync(body, { dictionary: DEFLATE_DICTIONARY })
-      : inflateRawSync(body);
+  const raw = enc & ENC_DICT ? withDictionary.inflate(body) : withoutDictionary.inflate(body);
   return raw.toString("utf8");
 }
 
