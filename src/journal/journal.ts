@@ -42,6 +42,8 @@ export const DEFAULTS = {
   sync: "FULL" as const,
   pageCacheKiB: 65536,
   readerMmapBytes: 1 << 30,
+  /** Page size of a new file (an existing file keeps its own). */
+  pageSize: 16384,
 };
 
 function metaValue(db: Database.Database, key: string): string | null {
@@ -81,6 +83,10 @@ class SqliteJournal implements Journal {
       // memory stays that of its caches rather than growing with the file.
       if (this.readonly) this.db.pragma(`mmap_size = ${DEFAULTS.readerMmapBytes}`);
       if (!this.readonly) {
+        // Each append dirties one object-index page per record at random, and a commit pays per
+        // WAL frame: 16 KiB pages cut the frames of a 500-record batch by more than half, which in
+        // bench/journal.ts took 3-6 µs off each append. SQLite only applies it to a new file.
+        this.db.pragma(`page_size = ${DEFAULTS.pageSize}`);
         this.db.pragma("journal_mode = WAL");
         // FULL: a committed append survives power loss. NORMAL: survives a process crash, may lose
         // the last commits on power loss, never corrupts. See docs/consistency.md.
