@@ -3,6 +3,9 @@ import type { BaseVersion } from "./codec";
 /** An object's current keyframe, kept so its next version can be diffed without a read. */
 export type CachedVersion = BaseVersion;
 
+/** Where an object's current keyframe is, without the keyframe itself. */
+export type KeyframePosition = Omit<BaseVersion, "object">;
+
 /**
  * A bounded, approximately least-recently-used map; Map keeps insertion order, so the first key is
  * the oldest. A hit moves an entry to the young end only once it has aged past half the capacity,
@@ -14,7 +17,11 @@ export class LruCache<K, V> {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    /** Told about each entry pushed out by a newer one (not about delete() or clear()). */
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {}
 
   get(key: K): V | undefined {
     const e = this.map.get(key);
@@ -36,8 +43,9 @@ export class LruCache<K, V> {
     this.map.delete(key);
     this.map.set(key, { v: value, at: ++this.tick });
     if (this.map.size > this.capacity) {
-      const oldest = this.map.keys().next().value as K;
+      const [oldest, entry] = this.map.entries().next().value as [K, { v: V }];
       this.map.delete(oldest);
+      this.onEvict?.(oldest, entry.v);
     }
   }
 

@@ -3,7 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../event/schema";
 import { logger } from "../log/logger";
-import { LruCache, type CachedVersion } from "./cache";
+import { LruCache, type CachedVersion, type KeyframePosition } from "./cache";
 import type { CodecOptions } from "./codec";
 import { loadIdFilter } from "./dedup";
 import { toJournalError } from "./errors";
@@ -45,6 +45,10 @@ export const DEFAULTS = {
   /** Page size of a new file (an existing file keeps its own). */
   pageSize: 16384,
 };
+
+// Bounds of the evicted-keyframe position cache: entries are a few dozen bytes each.
+const POSITIONS_MIN = 65_536;
+const POSITIONS_PER_CACHED = 16;
 
 function metaValue(db: Database.Database, key: string): string | null {
   const r = db.prepare("SELECT value FROM meta WHERE key=?").get(key) as
@@ -111,11 +115,18 @@ class SqliteJournal implements Journal {
           configMapKeyPatterns: options.redact?.configMapKeyPatterns ?? [],
           salt,
         };
+        const cacheSize = options.lastVersionCacheSize ?? DEFAULTS.lastVersionCacheSize;
+        // An evicted keyframe leaves its position behind (three numbers, not the object), so the
+        // miss that brings it back reads the keyframe row directly instead of searching for it.
+        const positions = new LruCache<number, KeyframePosition>(
+          Math.max(POSITIONS_MIN, cacheSize * POSITIONS_PER_CACHED),
+        );
         this.w = {
           store: this.store,
-          cache: new LruCache<number, CachedVersion>(
-            options.lastVersionCacheSize ?? DEFAULTS.lastVersionCacheSize,
+          cache: new LruCache<number, CachedVersion>(cacheSize, (id, v) =>
+            positions.set(id, { seq: v.seq, chainLen: v.chainLen, keyframeBytes: v.keyframeBytes }),
           ),
+          positions,
           policy,
           codec,
           ids: loadIdFilter(this.db),
@@ -154,6 +165,7 @@ class SqliteJournal implements Journal {
     );
     w.nextSeq = durable + 1;
     w.cache.clear();
+    w.positions.clear();
     this.store.forgetObjects();
     this.store.reloadStreams();
     w.ids = loadIdFilter(this.db);
@@ -297,6 +309,7 @@ class SqliteJournal implements Journal {
         w.nextSeq = rec.ingestSeq! + 1;
         // Pruning rewrites chains into keyframes, so cached chain lengths are stale.
         w.cache.clear();
+        w.positions.clear();
       }
       return rec;
     } catch (err) {

@@ -1,7 +1,7 @@
 import type { JournalRecord } from "../event/schema";
 import { controlRecords, objectIds } from "./readers";
 import { decodeRow } from "./rows";
-import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
+import { OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "./schema-sql";
 import type { RecordRow, Store } from "./store";
 import { JournalError, type ObjectAtResult, type ObjectSelector, type PointInTime } from "./types";
 
@@ -72,11 +72,8 @@ export function objectAt(
   if ("time" in at) {
     pointMs = Date.parse(at.time);
     if (Number.isNaN(pointMs)) throw new JournalError(`time "${at.time}" is not a date`, "INVALID");
-    const stmt = store.prep(
-      `SELECT ${COLS} FROM records WHERE object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
-    );
     for (const id of ids) {
-      const r = stmt.get(id, pointMs) as RecordRow | undefined;
+      const r = latestAtTime(store, id, pointMs);
       if (r && (!row || r.seq > row.seq)) row = r;
     }
   } else {
@@ -95,10 +92,14 @@ export function objectAt(
     };
     pointMs = posRow.observed_at;
     const stmt = store.prep(
-      `SELECT ${COLS} FROM records WHERE object=? AND stream=? AND seq<=? ORDER BY seq DESC LIMIT 1`,
+      `SELECT ${COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND stream=? AND seq<=? ORDER BY seq DESC LIMIT 1`,
     );
+    const upTo = pos.seq;
     for (const id of ids) {
-      const r = stmt.get(id, s.id, pos.seq) as RecordRow | undefined;
+      const r = store.newestInBuckets(
+        upTo,
+        b => stmt.get(b, id, s.id, upTo) as RecordRow | undefined,
+      );
       if (r && (!row || r.seq > row.seq)) row = r;
     }
   }
@@ -149,6 +150,17 @@ export function objectAt(
   return { record, exists: true, warnings, inGap, prunedBefore };
 }
 
+/** An object's newest record observed at or before a time. */
+export function latestAtTime(store: Store, objectId: number, atMs: number): RecordRow | undefined {
+  const stmt = store.prep(
+    `SELECT ${COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
+  );
+  return store.newestInBuckets(
+    Number.MAX_SAFE_INTEGER,
+    b => stmt.get(b, objectId, atMs) as RecordRow | undefined,
+  );
+}
+
 /** Last position in a stream carrying rv: the object's own rows and control rows are indexed; others need a scan. */
 function rvPosition(
   store: Store,
@@ -156,13 +168,17 @@ function rvPosition(
   stream: number,
   rv: string,
 ): { seq: number | null } {
-  const own = ids.length
-    ? (store
-        .prep(
-          `SELECT max(seq) AS seq FROM records WHERE object IN (${ids.map(() => "?").join(",")}) AND stream=? AND rv=?`,
-        )
-        .get(...ids, stream, rv) as { seq: number | null })
-    : { seq: null };
+  const ownStmt = store.prep(
+    `SELECT max(seq) AS seq FROM records WHERE ${OBJECT_BUCKET}=? AND object IN (${ids.map(() => "?").join(",")}) AND stream=? AND rv=?`,
+  );
+  const own = {
+    seq: ids.length
+      ? (store.newestInBuckets(
+          Number.MAX_SAFE_INTEGER,
+          b => (ownStmt.get(b, ...ids, stream, rv) as { seq: number | null }).seq ?? undefined,
+        ) ?? null)
+      : null,
+  };
   const ctl = store
     .prep("SELECT max(seq) AS seq FROM records WHERE object IS NULL AND stream=? AND rv=?")
     .get(stream, rv) as { seq: number | null };

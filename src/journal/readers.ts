@@ -1,7 +1,7 @@
 import type { JournalRecord, RecordType } from "../event/schema";
 import { decodeRow } from "./rows";
 import { sharedVersion } from "./shared-versions";
-import { TYPE_CODES } from "./schema-sql";
+import { OBJECT_BUCKET, TYPE_CODES } from "./schema-sql";
 import type { RecordRow, Store } from "./store";
 import {
   JournalError,
@@ -144,11 +144,14 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
   store.reloadStreams();
   const ids = objectIds(store, sel);
   if (ids.length === 0) return [];
-  const rows = store
-    .prep(
-      `SELECT ${COLS} FROM records r WHERE r.object IN (${ids.map(() => "?").join(",")}) ORDER BY r.seq`,
-    )
-    .all(...ids) as RecordRow[];
+  const stmt = store.prep(
+    `SELECT ${COLS} FROM records r WHERE r.${OBJECT_BUCKET}=? AND r.object IN (${ids.map(() => "?").join(",")}) ORDER BY r.seq`,
+  );
+  const rows = store.allInBuckets(
+    0,
+    Number.MAX_SAFE_INTEGER,
+    b => stmt.all(b, ...ids) as RecordRow[],
+  );
   // Versions share unchanged subtrees with their parsed keyframe (see shared-versions.ts).
   const keyframes = new Map<number, unknown>();
   return rows.map(row => decodeRow(store, row, sharedVersion(store, row.object!, row, keyframes)));

@@ -11,6 +11,7 @@ import {
   keyframeText,
   type BaseVersion,
 } from "./codec";
+import { OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "./schema-sql";
 
 export interface StreamRow {
   id: number;
@@ -83,14 +84,19 @@ export class Store {
       objectById: db.prepare(
         "SELECT id, cluster_id, grp, kind, namespace, name FROM objects WHERE id=?",
       ),
+      // Object-row statements take the index bucket first (see newestInBuckets).
       chain: db.prepare(
-        "SELECT seq, flags, body FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC",
+        `SELECT seq, flags, body FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC`,
       ),
       latest: db.prepare(
-        "SELECT seq, flags, body, base, rv FROM records WHERE object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC LIMIT 1",
+        `SELECT seq, flags, body, base, rv FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC LIMIT 1`,
       ),
       bodyAt: db.prepare("SELECT seq, flags, body, base, rv FROM records WHERE seq=?"),
-      patchesSince: db.prepare("SELECT count(*) AS n FROM records WHERE object=? AND seq>?"),
+      patchesSince: db.prepare(
+        `SELECT count(*) AS n FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND seq>?`,
+      ),
+      minSeq: db.prepare("SELECT min(seq) AS s FROM records").pluck(),
+      maxSeq: db.prepare("SELECT max(seq) AS s FROM records").pluck(),
     };
     this.reloadStreams();
   }
@@ -105,6 +111,41 @@ export class Store {
       this.statements.set(sql, st);
     }
     return st;
+  }
+
+  /**
+   * Probes the object index bucket by bucket, newest first, from the bucket holding maxSeq down to
+   * the oldest stored row, and returns the first answer probe gives. Rows of one object within a
+   * bucket come in seq order, so a probe for "newest matching row" needs only its own bucket.
+   */
+  newestInBuckets<T>(maxSeq: number, probe: (bucket: number) => T | undefined): T | undefined {
+    const lo = this.stmt.minSeq.get() as number | null;
+    const hi = Math.min(maxSeq, (this.stmt.maxSeq.get() as number | null) ?? 0);
+    if (lo === null || hi < lo) return undefined;
+    for (let b = hi >> OBJECT_BUCKET_SHIFT; b >= lo >> OBJECT_BUCKET_SHIFT; b--) {
+      const r = probe(b);
+      if (r !== undefined) return r;
+    }
+    return undefined;
+  }
+
+  /** Concatenates probe's rows over every index bucket holding seqs in [minSeq, maxSeq], oldest first. */
+  allInBuckets<T>(minSeq: number, maxSeq: number, probe: (bucket: number) => T[]): T[] {
+    const lo = Math.max(minSeq, (this.stmt.minSeq.get() as number | null) ?? Infinity);
+    const hi = Math.min(maxSeq, (this.stmt.maxSeq.get() as number | null) ?? 0);
+    const out: T[] = [];
+    for (let b = lo >> OBJECT_BUCKET_SHIFT; b <= hi >> OBJECT_BUCKET_SHIFT; b++) {
+      for (const r of probe(b)) out.push(r);
+    }
+    return out;
+  }
+
+  /** An object's newest row with a stored body at or before seq. */
+  latestRow(objectId: number, seq: number): BodyRow | undefined {
+    return this.newestInBuckets(
+      seq,
+      b => this.stmt.latest.get(b, objectId, seq) as BodyRow | undefined,
+    );
   }
 
   /** Re-reads the stream registry (after a rolled-back transaction or for a reader). */
@@ -228,10 +269,15 @@ export class Store {
   /**
    * The keyframe an object's next version should be diffed against, read from disk after a cache
    * miss: the keyframe of its newest row. Null when the object has no versions, or when its newest
-   * row belongs to a pre-v4 chain (the writer then starts a fresh keyframe).
+   * row belongs to a pre-v4 chain (the writer then starts a fresh keyframe). A known position
+   * (remembered when the writer's cache evicted it) skips the search.
    */
-  currentBase(objectId: number): BaseVersion | null {
-    const row = this.stmt.latest.get(objectId, Number.MAX_SAFE_INTEGER) as BodyRow | undefined;
+  currentBase(objectId: number, known?: Omit<BaseVersion, "object">): BaseVersion | null {
+    if (known) {
+      const text = this.keyframeJsonAt(objectId, known.seq);
+      return { ...known, object: JSON.parse(text) };
+    }
+    const row = this.latestRow(objectId, Number.MAX_SAFE_INTEGER);
     if (!row?.body) return null;
     let kfSeq = row.seq;
     let text: string;
@@ -240,13 +286,17 @@ export class Store {
       kfSeq = row.base;
       text = this.keyframeJsonAt(objectId, kfSeq);
     } else return null;
-    const n = (this.stmt.patchesSince.get(objectId, kfSeq) as { n: number }).n;
+    let n = 0;
+    this.allInBuckets(kfSeq + 1, Number.MAX_SAFE_INTEGER, b => {
+      n += (this.stmt.patchesSince.get(b, objectId, kfSeq) as { n: number }).n;
+      return [];
+    });
     return { object: JSON.parse(text), seq: kfSeq, chainLen: n, keyframeBytes: text.length };
   }
 
   /** Rebuilds an object's version at or before seq; the seq returned is the row it came from. */
   versionAt(objectId: number, seq: number): { seq: number; object: unknown } {
-    const row = this.stmt.latest.get(objectId, seq) as BodyRow | undefined;
+    const row = this.latestRow(objectId, seq);
     if (!row) throw new Error(`object ${objectId}: no version at or before ${seq}`);
     return { seq: row.seq, object: this.objectOfRow(objectId, row) };
   }
@@ -307,14 +357,17 @@ export class Store {
   /** Pre-v4 rows: walk back through every patch to the keyframe, then forward again. */
   private legacyChainAt(objectId: number, seq: number): unknown {
     const links: { enc: number; body: Buffer }[] = [];
-    for (const r of this.stmt.chain.iterate(objectId, seq) as Iterable<{
-      seq: number;
-      flags: number;
-      body: Buffer;
-    }>) {
-      links.push({ enc: r.flags, body: r.body });
-      if ((r.flags & ENC_MASK) === ENC_KEYFRAME) break;
-    }
+    this.newestInBuckets(seq, b => {
+      for (const r of this.stmt.chain.all(b, objectId, seq) as {
+        seq: number;
+        flags: number;
+        body: Buffer;
+      }[]) {
+        links.push({ enc: r.flags, body: r.body });
+        if ((r.flags & ENC_MASK) === ENC_KEYFRAME) return true;
+      }
+      return undefined;
+    });
     links.reverse();
     if (links.length === 0 || (links[0].enc & ENC_MASK) !== ENC_KEYFRAME) {
       throw new Error(`object ${objectId}: no keyframe at or before record ${seq}`);

@@ -2,9 +2,10 @@ import type Database from "better-sqlite3";
 import { objectHash } from "../event/ids";
 import { streamIdOf } from "../event/stream-id";
 import type { JournalRecord } from "../event/schema";
-import type { CachedVersion, LruCache } from "./cache";
+import type { CachedVersion, KeyframePosition, LruCache } from "./cache";
 import type { IdFilter } from "./dedup";
 import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "./codec";
+import { canonicalIsoMs } from "./iso-time";
 import { redactObject, type RedactPolicy } from "./redact";
 import {
   FLAG_PROV_WATCH,
@@ -16,12 +17,15 @@ import {
   watchCode,
   type Meta,
 } from "./rows";
+import { OBJECT_BUCKET } from "./schema-sql";
 import type { Store } from "./store";
 import { JournalError, type AppendBatch, type AppendResult } from "./types";
 
 export interface WriterState {
   store: Store;
   cache: LruCache<number, CachedVersion>;
+  /** Keyframe positions of objects the cache pushed out. */
+  positions: LruCache<number, KeyframePosition>;
   policy: RedactPolicy;
   codec: CodecOptions;
   /** Ids of stored object records, so a new record rarely needs a look-up to rule out a copy. */
@@ -44,7 +48,7 @@ export function writerStatements(db: Database.Database) {
     ),
     // Copies are usually recent, so the newest rows are compared first.
     objectCopy: db.prepare(
-      "SELECT 1 FROM records WHERE object=? AND event_id=? ORDER BY seq DESC LIMIT 1",
+      `SELECT 1 FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND event_id=? ORDER BY seq DESC LIMIT 1`,
     ),
     controlRv: db.prepare(
       "SELECT 1 FROM records WHERE object IS NULL AND stream=? AND rv=? LIMIT 1",
@@ -89,11 +93,15 @@ export function appendInTxn(
   for (const rec of batch.records) {
     if (!rec.eventId || !rec.streamId || !rec.clusterId)
       throw invalid(rec, "eventId, streamId and clusterId are required");
-    const ms = Date.parse(rec.observedAt);
-    if (Number.isNaN(ms)) throw invalid(rec, `observedAt "${rec.observedAt}" is not a date`);
     const stream = w.store.ensureStream(rec.streamId, rec.clusterId);
     const meta: Meta = {};
-    if (new Date(ms).toISOString() !== rec.observedAt) meta.o = rec.observedAt;
+    let ms = canonicalIsoMs(rec.observedAt);
+    if (ms === null) {
+      ms = Date.parse(rec.observedAt);
+      if (Number.isNaN(ms)) throw invalid(rec, `observedAt "${rec.observedAt}" is not a date`);
+      // Any other spelling is kept verbatim, so the record reads back exactly as written.
+      if (new Date(ms).toISOString() !== rec.observedAt) meta.o = rec.observedAt;
+    }
     if (rec.clusterId !== stream.clusterId) meta.cl = rec.clusterId;
     let flags = rec.synthetic ? FLAG_SYNTHETIC : 0;
     if (rec.provenance) {
@@ -127,7 +135,9 @@ export function appendInTxn(
       if (
         !w.store.lastCreated &&
         w.ids.mayHave(packedId) &&
-        st.objectCopy.get(objectId, packedId)
+        w.store.newestInBuckets(Number.MAX_SAFE_INTEGER, b =>
+          st.objectCopy.get(b, objectId, packedId),
+        ) !== undefined
       ) {
         duplicates++;
         continue;
@@ -138,7 +148,7 @@ export function appendInTxn(
       // A just-created identity has no versions, so skip the cache (and its miss count) and the read.
       base = w.store.lastCreated
         ? null
-        : (pending.get(id) ?? w.cache.get(id) ?? w.store.currentBase(id));
+        : (pending.get(id) ?? w.cache.get(id) ?? baseFromDisk(w, id));
       // Events and baselines store resource.resourceVersion in the rv column unchanged, so their
       // patches may leave it out and let the reader restore it from there.
       const rowRv = rec.type === "event" || rec.type === "baseline" ? r.resourceVersion : null;
@@ -221,6 +231,14 @@ export function appendInTxn(
     nextSeq: seq,
     duplicates,
   };
+}
+
+/** The keyframe to diff against after a cache miss, found by its remembered position when there is one. */
+function baseFromDisk(w: WriterState, objectId: number): CachedVersion | null {
+  const known = w.positions.get(objectId);
+  // Once this batch commits, the cache holds the object again and this entry would go stale.
+  if (known) w.positions.delete(objectId);
+  return w.store.currentBase(objectId, known);
 }
 
 // How far back a checkpoint may name an object RV that is neither in its batch nor a control row.

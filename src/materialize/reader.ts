@@ -5,11 +5,10 @@ import Database from "better-sqlite3";
 import type { JournalRecord } from "../event/schema";
 import { DEFAULTS } from "../journal/journal";
 import { decodeRow, type Meta } from "../journal/rows";
-import { TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
+import { latestAtTime } from "../journal/object-at";
+import { OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
 import { Store, type BodyRow, type RecordRow } from "../journal/store";
 
-const COLS =
-  "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base";
 const BASELINE = TYPE_CODES.indexOf("baseline");
 const DELETED = WATCH_CODES.indexOf("DELETED");
 const CHECKPOINT = TYPE_CODES.indexOf("checkpoint");
@@ -71,9 +70,6 @@ export class JournalReader {
     this.db.pragma(`mmap_size = ${DEFAULTS.readerMmapBytes}`);
     this.store = new Store(this.db);
     this.stmt = {
-      latestAt: this.db.prepare(
-        `SELECT ${COLS} FROM records WHERE object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
-      ),
       // Control rows (baseline markers, checkpoints) are indexed by (type, stream, seq).
       controlPosition: this.db.prepare(
         "SELECT rv, seq, observed_at FROM records WHERE object IS NULL AND type IN (?,?) AND stream=? AND rv IS NOT NULL AND observed_at<=? ORDER BY seq DESC LIMIT 1",
@@ -207,7 +203,7 @@ export class JournalReader {
 
   /** Where one object stood at a time: its last record at or before it, with existence resolved. */
   positionAt(identity: ObjectIdentity, atMs: number): ObjectPosition | null {
-    const row = this.stmt.latestAt.get(identity.id, atMs) as RecordRow | undefined;
+    const row = latestAtTime(this.store, identity.id, atMs);
     if (!row) return null;
     const streamId = this.store.streams.get(row.stream)?.streamId;
     if (!streamId) throw new Error(`record ${row.seq} points at unknown stream ${row.stream}`);
@@ -291,10 +287,15 @@ export class JournalReader {
 
   /** Streams that recorded an object identity. */
   streamsOfObject(objectId: number): string[] {
-    const rows = this.db
-      .prepare("SELECT DISTINCT stream FROM records WHERE object=?")
-      .all(objectId) as { stream: number }[];
-    return rows.map(r => this.store.streams.get(r.stream)!.streamId);
+    const stmt = this.store.prep(
+      `SELECT DISTINCT stream FROM records WHERE ${OBJECT_BUCKET}=? AND object=?`,
+    );
+    const rows = this.store.allInBuckets(
+      0,
+      Number.MAX_SAFE_INTEGER,
+      b => stmt.all(b, objectId) as { stream: number }[],
+    );
+    return [...new Set(rows.map(r => r.stream))].map(s => this.store.streams.get(s)!.streamId);
   }
 
   close(): void {
