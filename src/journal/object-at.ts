@@ -168,21 +168,21 @@ function rvPosition(
   stream: number,
   rv: string,
 ): { seq: number | null } {
-  const ownStmt = store.prep(
-    `SELECT max(seq) AS seq FROM records WHERE ${OBJECT_BUCKET}=? AND object IN (${ids.map(() => "?").join(",")}) AND stream=? AND rv=?`,
-  );
-  const own = {
-    seq: ids.length
-      ? (store.newestInBuckets(
-          Number.MAX_SAFE_INTEGER,
-          b => (ownStmt.get(b, ...ids, stream, rv) as { seq: number | null }).seq ?? undefined,
-        ) ?? null)
-      : null,
-  };
+  let own: number | null = null;
+  if (ids.length > 0) {
+    const ownStmt = store.prep(
+      `SELECT max(seq) AS seq FROM records WHERE ${OBJECT_BUCKET}=? AND object IN (${ids.map(() => "?").join(",")}) AND stream=? AND rv=?`,
+    );
+    own =
+      store.newestInBuckets(
+        Number.MAX_SAFE_INTEGER,
+        b => (ownStmt.get(b, ...ids, stream, rv) as { seq: number | null }).seq ?? undefined,
+      ) ?? null;
+  }
   const ctl = store
     .prep("SELECT max(seq) AS seq FROM records WHERE object IS NULL AND stream=? AND rv=?")
     .get(stream, rv) as { seq: number | null };
-  const best = Math.max(own.seq ?? 0, ctl.seq ?? 0);
+  const best = Math.max(own ?? 0, ctl.seq ?? 0);
   if (best > 0) return { seq: best };
   // The RV belongs to some other object of the stream: rare, so an unindexed scan is acceptable.
   return store

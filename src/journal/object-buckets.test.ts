@@ -108,6 +108,15 @@ describe("object rows spread over several index buckets", () => {
     }
   });
 
+  it("objectAt by resourceVersion for an object never recorded answers, rather than failing", () => {
+    const r = j.objectAt(
+      { ...sel, name: "never-seen" },
+      { streamId: streamIdOf(deployments), resourceVersion: written[0].resource!.resourceVersion },
+    );
+    expect(r.record).toBeNull();
+    expect(r.exists).toBe(false);
+  });
+
   it("a redelivered old version is still recognised as a copy", () => {
     const before = j.stats().records;
     const r = j.append({ records: [written[0]], checkpoints: [] });

@@ -1,7 +1,7 @@
 import type { JournalRecord, RecordType } from "../event/schema";
 import { decodeRow } from "./rows";
 import { sharedVersion } from "./shared-versions";
-import { OBJECT_BUCKET, TYPE_CODES } from "./schema-sql";
+import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "./schema-sql";
 import type { RecordRow, Store } from "./store";
 import {
   JournalError,
@@ -144,14 +144,15 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
   store.reloadStreams();
   const ids = objectIds(store, sel);
   if (ids.length === 0) return [];
-  const stmt = store.prep(
-    `SELECT ${COLS} FROM records r WHERE r.${OBJECT_BUCKET}=? AND r.object IN (${ids.map(() => "?").join(",")}) ORDER BY r.seq`,
-  );
-  const rows = store.allInBuckets(
-    0,
-    Number.MAX_SAFE_INTEGER,
-    b => stmt.all(b, ...ids) as RecordRow[],
-  );
+  const range = store.bucketRange(0, Number.MAX_SAFE_INTEGER);
+  if (!range) return [];
+  const rows = store
+    .prep(
+      `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${ids
+        .map(() => "?")
+        .join(",")}) ORDER BY r.seq`,
+    )
+    .all(...range, ...ids) as RecordRow[];
   // Versions share unchanged subtrees with their parsed keyframe (see shared-versions.ts).
   const keyframes = new Map<number, unknown>();
   return rows.map(row => decodeRow(store, row, sharedVersion(store, row.object!, row, keyframes)));

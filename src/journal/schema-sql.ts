@@ -20,6 +20,13 @@ export const WATCH_CODES = ["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]
  */
 export const OBJECT_BUCKET_SHIFT = 15;
 export const OBJECT_BUCKET = `seq >> ${OBJECT_BUCKET_SHIFT}`;
+/**
+ * Names the buckets ?lo..?hi as rows of b(k), so one statement probes every bucket in C. Join it
+ * as `b CROSS JOIN records r ON r.seq >> 15 = b.k AND ...`: CROSS JOIN keeps b as the outer loop,
+ * which the planner would otherwise not choose for a table it has no statistics about.
+ */
+export const BUCKETS_CTE =
+  "WITH RECURSIVE b(k) AS (SELECT ? UNION ALL SELECT k + 1 FROM b WHERE k < ?)";
 
 // Each entry upgrades the schema by one version; user_version records how many have run.
 const MIGRATIONS: string[] = [
@@ -93,7 +100,7 @@ const MIGRATIONS: string[] = [
   // v5: an index on (object) takes every append at a random place, so a 500-record batch dirtied
   // up to 500 index pages and the WAL written per commit grew with the journal (8 MB at 1M rows
   // with 16 KiB pages). Keyed by (seq bucket, object), new entries all land in the newest bucket's
-  // few pages; reads probe an object's rows bucket by bucket (Store.newestInBuckets/allInBuckets).
+  // few pages; reads probe an object's rows bucket by bucket (Store.newestInBuckets, BUCKETS_CTE).
   `
   DROP INDEX records_object;
   CREATE INDEX records_object ON records(${OBJECT_BUCKET}, object) WHERE object IS NOT NULL;

@@ -11,7 +11,7 @@ import {
   keyframeText,
   type BaseVersion,
 } from "./codec";
-import { OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "./schema-sql";
+import { BUCKETS_CTE, OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "./schema-sql";
 
 export interface StreamRow {
   id: number;
@@ -93,10 +93,12 @@ export class Store {
       ),
       bodyAt: db.prepare("SELECT seq, flags, body, base, rv FROM records WHERE seq=?"),
       patchesSince: db.prepare(
-        `SELECT count(*) AS n FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND seq>?`,
+        `${BUCKETS_CTE} SELECT count(*) AS n FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object=? AND r.seq>?`,
       ),
-      minSeq: db.prepare("SELECT min(seq) AS s FROM records").pluck(),
-      maxSeq: db.prepare("SELECT max(seq) AS s FROM records").pluck(),
+      // Each subquery is one B-tree descent; together they cost one call.
+      seqBounds: db.prepare(
+        "SELECT (SELECT min(seq) FROM records) AS lo, (SELECT max(seq) FROM records) AS hi",
+      ),
     };
     this.reloadStreams();
   }
@@ -114,30 +116,31 @@ export class Store {
   }
 
   /**
+   * The index buckets that can hold rows with seqs in [minSeq, maxSeq], clipped to the rows
+   * stored; null when there are none. Pass them to a BUCKETS_CTE statement as its first two values.
+   */
+  bucketRange(minSeq: number, maxSeq: number): [number, number] | null {
+    const r = this.stmt.seqBounds.get() as { lo: number | null; hi: number | null };
+    if (r.lo === null || r.hi === null) return null;
+    const lo = Math.max(minSeq, r.lo);
+    const hi = Math.min(maxSeq, r.hi);
+    return hi < lo ? null : [lo >> OBJECT_BUCKET_SHIFT, hi >> OBJECT_BUCKET_SHIFT];
+  }
+
+  /**
    * Probes the object index bucket by bucket, newest first, from the bucket holding maxSeq down to
    * the oldest stored row, and returns the first answer probe gives. Rows of one object within a
-   * bucket come in seq order, so a probe for "newest matching row" needs only its own bucket.
+   * bucket come in seq order, so a probe for "newest matching row" needs only its own bucket, and
+   * the search stops at the first bucket that has one.
    */
   newestInBuckets<T>(maxSeq: number, probe: (bucket: number) => T | undefined): T | undefined {
-    const lo = this.stmt.minSeq.get() as number | null;
-    const hi = Math.min(maxSeq, (this.stmt.maxSeq.get() as number | null) ?? 0);
-    if (lo === null || hi < lo) return undefined;
-    for (let b = hi >> OBJECT_BUCKET_SHIFT; b >= lo >> OBJECT_BUCKET_SHIFT; b--) {
+    const range = this.bucketRange(0, maxSeq);
+    if (!range) return undefined;
+    for (let b = range[1]; b >= range[0]; b--) {
       const r = probe(b);
       if (r !== undefined) return r;
     }
     return undefined;
-  }
-
-  /** Concatenates probe's rows over every index bucket holding seqs in [minSeq, maxSeq], oldest first. */
-  allInBuckets<T>(minSeq: number, maxSeq: number, probe: (bucket: number) => T[]): T[] {
-    const lo = Math.max(minSeq, (this.stmt.minSeq.get() as number | null) ?? Infinity);
-    const hi = Math.min(maxSeq, (this.stmt.maxSeq.get() as number | null) ?? 0);
-    const out: T[] = [];
-    for (let b = lo >> OBJECT_BUCKET_SHIFT; b <= hi >> OBJECT_BUCKET_SHIFT; b++) {
-      for (const r of probe(b)) out.push(r);
-    }
-    return out;
   }
 
   /** An object's newest row with a stored body at or before seq. */
@@ -286,11 +289,10 @@ export class Store {
       kfSeq = row.base;
       text = this.keyframeJsonAt(objectId, kfSeq);
     } else return null;
-    let n = 0;
-    this.allInBuckets(kfSeq + 1, Number.MAX_SAFE_INTEGER, b => {
-      n += (this.stmt.patchesSince.get(b, objectId, kfSeq) as { n: number }).n;
-      return [];
-    });
+    const range = this.bucketRange(kfSeq + 1, Number.MAX_SAFE_INTEGER);
+    const n = range
+      ? (this.stmt.patchesSince.get(...range, objectId, kfSeq) as { n: number }).n
+      : 0;
     return { object: JSON.parse(text), seq: kfSeq, chainLen: n, keyframeBytes: text.length };
   }
 

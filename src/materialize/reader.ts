@@ -6,7 +6,7 @@ import type { JournalRecord } from "../event/schema";
 import { DEFAULTS } from "../journal/journal";
 import { decodeRow, type Meta } from "../journal/rows";
 import { latestAtTime } from "../journal/object-at";
-import { OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
+import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
 import { Store, type BodyRow, type RecordRow } from "../journal/store";
 
 const BASELINE = TYPE_CODES.indexOf("baseline");
@@ -287,14 +287,14 @@ export class JournalReader {
 
   /** Streams that recorded an object identity. */
   streamsOfObject(objectId: number): string[] {
-    const stmt = this.store.prep(
-      `SELECT DISTINCT stream FROM records WHERE ${OBJECT_BUCKET}=? AND object=?`,
-    );
-    const rows = this.store.allInBuckets(
-      0,
-      Number.MAX_SAFE_INTEGER,
-      b => stmt.all(b, objectId) as { stream: number }[],
-    );
+    const range = this.store.bucketRange(0, Number.MAX_SAFE_INTEGER);
+    const rows = range
+      ? (this.store
+          .prep(
+            `${BUCKETS_CTE} SELECT DISTINCT r.stream FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object=?`,
+          )
+          .all(...range, objectId) as { stream: number }[])
+      : [];
     return [...new Set(rows.map(r => r.stream))].map(s => this.store.streams.get(s)!.streamId);
   }
 
