@@ -150,9 +150,12 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
     .prep(
       `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${ids
         .map(() => "?")
-        .join(",")}) ORDER BY r.seq`,
+        .join(",")})`,
     )
     .all(...range, ...ids) as RecordRow[];
+  // Sorting here rather than in SQL keeps the bodies out of a temporary B-tree; the rows arrive
+  // nearly sorted already (bucket by bucket, and by seq within a bucket for each object).
+  rows.sort((a, b) => a.seq - b.seq);
   // Versions share unchanged subtrees with their parsed keyframe (see shared-versions.ts).
   const keyframes = new Map<number, unknown>();
   return rows.map(row => decodeRow(store, row, sharedVersion(store, row.object!, row, keyframes)));
