@@ -29,7 +29,8 @@ export function applyCopyOnWrite(doc: unknown, ops: readonly Operation[]): unkno
       const keys = op.path.split("/");
       let parent = root as Record<string, unknown>;
       for (let i = 1; i < keys.length - 1; i++) {
-        const k = keys[i].replace(/~1/g, "/").replace(/~0/g, "~");
+        const raw = keys[i];
+        const k = raw.indexOf("~") < 0 ? raw : raw.replace(/~1/g, "/").replace(/~0/g, "~");
         const child = hasOwn(parent, k) ? parent[k] : undefined;
         // A missing step is left for applyOperation to report.
         if (child === null || typeof child !== "object") break;

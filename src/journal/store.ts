@@ -155,9 +155,8 @@ export class Store {
   reloadStreams(): void {
     this.streams.clear();
     this.streamsById.clear();
-    const rows = this.db
-      .prepare("SELECT id, stream_id, cluster_id, version FROM streams")
-      .all() as {
+    // Readers call this before every query, so the statement is compiled once.
+    const rows = this.prep("SELECT id, stream_id, cluster_id, version FROM streams").all() as {
       id: number;
       stream_id: string;
       cluster_id: string;
