@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { applyPatch } from "fast-json-patch";
+import { applyPatch, type Operation } from "fast-json-patch";
 import { fromTuples } from "./codec";
 import { diffTuples } from "./diff";
 import { applyCopyOnWrite } from "./shared-versions";
@@ -26,6 +26,30 @@ describe("applyCopyOnWrite", () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it("treats ops off the usual path exactly as fast-json-patch does", () => {
+    const base = { spec: { list: [1, 2] }, data: { a: "x" } };
+    const odd: Operation[][] = [
+      [{ op: "replace", path: "/spec/missing/x", value: 1 }],
+      [{ op: "add", path: "/spec/list/5", value: 1 }],
+      [{ op: "add", path: "/spec/list/-", value: 3 }],
+      [{ op: "add", path: "/spec/list/01", value: 3 }],
+      [{ op: "remove", path: "/spec/list/2" }],
+      [{ op: "remove", path: "/data/b" }],
+      [{ op: "move", from: "/data/a", path: "/data/c" }],
+    ];
+    for (const ops of odd) {
+      let expected: unknown;
+      try {
+        expected = applyPatch(clone(base), ops).newDocument;
+      } catch {
+        expect(() => applyCopyOnWrite(base, ops)).toThrow();
+        continue;
+      }
+      expect(applyCopyOnWrite(base, ops)).toEqual(expected);
+    }
+    expect(base).toEqual({ spec: { list: [1, 2] }, data: { a: "x" } });
   });
 
   it("shares the subtrees a patch does not touch", () => {

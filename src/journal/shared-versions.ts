@@ -14,6 +14,45 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   else o[k] = v;
 }
 
+const unescape = (raw: string): string =>
+  raw.indexOf("~") < 0 ? raw : raw.replace(/~1/g, "/").replace(/~0/g, "~");
+
+// A canonical array index ("0", "17"; not "01" or "-1"), the only form the journal's diff writes.
+const INDEX = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * Performs an add, replace or remove on a container this version owns. Returns false for anything
+ * else (another op, an odd index, a banned key), which the caller hands to fast-json-patch so its
+ * rules and errors apply unchanged.
+ */
+function applyInPlace(parent: object, key: string, op: Operation): boolean {
+  if (op.op !== "add" && op.op !== "replace" && op.op !== "remove") return false;
+  if (Array.isArray(parent)) {
+    if (op.op === "add" && key === "-") {
+      parent.push(op.value);
+      return true;
+    }
+    if (!INDEX.test(key)) return false;
+    const i = Number(key);
+    if (op.op === "add") {
+      if (i > parent.length) return false;
+      parent.splice(i, 0, op.value);
+    } else {
+      if (i >= parent.length) return false;
+      if (op.op === "replace") parent[i] = op.value;
+      else parent.splice(i, 1);
+    }
+    return true;
+  }
+  if (key === "__proto__") return false;
+  const o = parent as Record<string, unknown>;
+  if (op.op === "remove") {
+    if (!hasOwn(o, key)) return false;
+    delete o[key];
+  } else o[key] = op.value;
+  return true;
+}
+
 /** Applies ops to doc without touching it: containers on each op's path are copied first. */
 export function applyCopyOnWrite(doc: unknown, ops: readonly Operation[]): unknown {
   const fresh = new Set<object>();
@@ -28,16 +67,20 @@ export function applyCopyOnWrite(doc: unknown, ops: readonly Operation[]): unkno
       if (!fresh.has(root)) root = copy(root);
       const keys = op.path.split("/");
       let parent = root as Record<string, unknown>;
+      let reached = true;
       for (let i = 1; i < keys.length - 1; i++) {
-        const raw = keys[i];
-        const k = raw.indexOf("~") < 0 ? raw : raw.replace(/~1/g, "/").replace(/~0/g, "~");
+        const k = unescape(keys[i]);
         const child = hasOwn(parent, k) ? parent[k] : undefined;
-        // A missing step is left for applyOperation to report.
-        if (child === null || typeof child !== "object") break;
+        if (child === null || typeof child !== "object") {
+          reached = false; // a missing step is left for fast-json-patch to report
+          break;
+        }
         const own = fresh.has(child) ? child : copy(child);
         if (own !== child) setOwn(parent, k, own);
         parent = own as Record<string, unknown>;
       }
+      // The walk above already owns the parent, so the op itself needs no second walk.
+      if (reached && applyInPlace(parent, unescape(keys[keys.length - 1]), op)) continue;
     }
     root = applyOperation(root, op, false, true).newDocument;
   }
