@@ -158,6 +158,7 @@ export function latestAtTime(store: Store, objectId: number, atMs: number): Reco
   return store.newestInBuckets(
     Number.MAX_SAFE_INTEGER,
     b => stmt.get(b, objectId, atMs) as RecordRow | undefined,
+    atMs,
   );
 }
 

@@ -16,6 +16,12 @@ const BUCKET = 1 << OBJECT_BUCKET_SHIFT;
 
 let clock = 0;
 let rv = 1;
+const early = eventRecord({
+  stream: streamKey("configmaps"),
+  watchType: "ADDED",
+  object: configMap("early", "shop", "u-early", 1, { a: "1" }),
+  observedAt: at(-100),
+});
 const cp = (recs: JournalRecord[]) => {
   const last = new Map<string, JournalRecord>();
   for (const r of recs) last.set(r.streamId, r);
@@ -68,6 +74,8 @@ describe("object rows spread over several index buckets", () => {
     };
     put(web(1));
     put(web(2));
+    // Observed before everything else yet stored in the first bucket, which later fills settle.
+    j.append({ records: [early], checkpoints: cp([early]) });
     fill(j, BUCKET + 1000);
     put(web(3));
     fill(j, BUCKET + 1000);
@@ -117,6 +125,13 @@ describe("object rows spread over several index buckets", () => {
     expect(r.exists).toBe(false);
   });
 
+  it("a look-up as of a time skips only buckets whose rows all came later", () => {
+    const earlySel = { clusterId: "test", kind: "ConfigMap", namespace: "shop", name: "early" };
+    expect(j.objectAt(earlySel, { time: at(-50) }).record?.object).toEqual(early.object);
+    expect(j.objectAt(sel, { time: at(-50) }).record).toBeNull();
+    expect(j.objectAt(sel, { time: at(-50) }).exists).toBe(false);
+  });
+
   it("a redelivered old version is still recognised as a copy", () => {
     const before = j.stats().records;
     const r = j.append({ records: [written[0]], checkpoints: [] });
@@ -132,7 +147,7 @@ describe("object rows spread over several index buckets", () => {
     }
     const reader = new JournalReader(tmp.path);
     try {
-      const id = reader.objects("test", "shop")[0].id;
+      const id = reader.objects("test", "shop").find(o => o.name === "web")!.id;
       expect(reader.streamsOfObject(id)).toEqual([streamIdOf(deployments)]);
     } finally {
       reader.close();
@@ -144,7 +159,7 @@ describe("object rows spread over several index buckets", () => {
   });
 });
 
-describe("schema v5 migration", () => {
+describe("schema v5 and v6 migrations", () => {
   it("rebuilds the object index of a v4 file and reads it back", () => {
     const tmp = tempJournalPath();
     try {
@@ -154,6 +169,7 @@ describe("schema v5 migration", () => {
       j.close();
       const db = new Database(tmp.path);
       db.exec(`DROP INDEX records_object;
+        DROP TABLE bucket_times;
         CREATE INDEX records_object ON records(object) WHERE object IS NOT NULL;
         PRAGMA user_version = 4;`);
       db.close();
@@ -167,6 +183,10 @@ describe("schema v5 migration", () => {
         .pluck()
         .get() as string;
       expect(sql).toContain(`seq >> ${OBJECT_BUCKET_SHIFT}`);
+      // v6 fills each bucket's earliest object-row time from the rows already stored.
+      expect(check.prepare("SELECT k, min_observed FROM bucket_times").all()).toEqual([
+        { k: 0, min_observed: Date.parse(recs[0].observedAt) },
+      ]);
       check.close();
     } finally {
       tmp.cleanup();

@@ -105,6 +105,15 @@ const MIGRATIONS: string[] = [
   DROP INDEX records_object;
   CREATE INDEX records_object ON records(${OBJECT_BUCKET}, object) WHERE object IS NOT NULL;
   `,
+  // v6: the earliest observation time of any object row in each bucket. A look-up "as of T" skips
+  // every bucket whose earliest row is later than T instead of probing it. The minimum only ever
+  // stays at or below the rows still stored (pruning removes rows, never lowers a time), so a
+  // skipped bucket can never hold the answer.
+  `
+  CREATE TABLE bucket_times (k INTEGER PRIMARY KEY, min_observed INTEGER NOT NULL);
+  INSERT INTO bucket_times (k, min_observed)
+    SELECT ${OBJECT_BUCKET}, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
+  `,
 ];
 
 /** The schema version this build writes. */

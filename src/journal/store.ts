@@ -120,11 +120,31 @@ export class Store {
    * stored; null when there are none. Pass them to a BUCKETS_CTE statement as its first two values.
    */
   bucketRange(minSeq: number, maxSeq: number): [number, number] | null {
-    const r = this.stmt.seqBounds.get() as { lo: number | null; hi: number | null };
+    const r =
+      this.pinnedBounds ?? (this.stmt.seqBounds.get() as { lo: number | null; hi: number | null });
     if (r.lo === null || r.hi === null) return null;
     const lo = Math.max(minSeq, r.lo);
     const hi = Math.min(maxSeq, r.hi);
     return hi < lo ? null : [lo >> OBJECT_BUCKET_SHIFT, hi >> OBJECT_BUCKET_SHIFT];
+  }
+
+  private pinnedBounds: { lo: number | null; hi: number | null } | null = null;
+
+  /**
+   * Runs fn in one read transaction with the stored seq range read once, for callers that look up
+   * thousands of objects: the range query would otherwise run once per object. Inside the
+   * transaction the range cannot change, so the pinned answer stays exact.
+   */
+  withPinnedRange<T>(fn: () => T): T {
+    if (this.pinnedBounds) return fn();
+    return this.db.transaction(() => {
+      this.pinnedBounds = this.stmt.seqBounds.get() as { lo: number | null; hi: number | null };
+      try {
+        return fn();
+      } finally {
+        this.pinnedBounds = null;
+      }
+    })();
   }
 
   /**
@@ -133,14 +153,40 @@ export class Store {
    * bucket come in seq order, so a probe for "newest matching row" needs only its own bucket, and
    * the search stops at the first bucket that has one.
    */
-  newestInBuckets<T>(maxSeq: number, probe: (bucket: number) => T | undefined): T | undefined {
+  newestInBuckets<T>(
+    maxSeq: number,
+    probe: (bucket: number) => T | undefined,
+    observedBy?: number,
+  ): T | undefined {
     const range = this.bucketRange(0, maxSeq);
     if (!range) return undefined;
     for (let b = range[1]; b >= range[0]; b--) {
+      if (observedBy !== undefined && this.bucketStartsAfter(b, range[1], observedBy)) continue;
       const r = probe(b);
       if (r !== undefined) return r;
     }
     return undefined;
+  }
+
+  // Earliest object-row time of each bucket below settledBelow. Rows only ever get higher seqs,
+  // so once the newest row is in a later bucket a bucket's minimum no longer changes.
+  private settledMins: (number | undefined)[] = [];
+  private settledBelow = 0;
+
+  /** Whether every object row of bucket b was observed after atMs (so a look-up "as of atMs" skips it). */
+  private bucketStartsAfter(b: number, newest: number, atMs: number): boolean {
+    // The newest bucket may still take rows with earlier times, so it is always probed.
+    if (b >= newest) return false;
+    if (b >= this.settledBelow) {
+      this.settledMins = [];
+      for (const r of this.prep("SELECT k, min_observed FROM bucket_times WHERE k < ?").all(
+        newest,
+      ) as { k: number; min_observed: number }[])
+        this.settledMins[r.k] = r.min_observed;
+      this.settledBelow = newest;
+    }
+    const m = this.settledMins[b];
+    return m !== undefined && m > atMs;
   }
 
   /** An object's newest row with a stored body at or before seq. */
@@ -266,6 +312,7 @@ export class Store {
     this.objectRows.clear();
     // Seqs of a rolled-back batch are reused, so cached texts keyed by them must go too.
     this.keyframeTexts.clear();
+    this.settledBelow = 0;
   }
 
   /**

@@ -17,7 +17,7 @@ import {
   watchCode,
   type Meta,
 } from "./rows";
-import { OBJECT_BUCKET } from "./schema-sql";
+import { OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "./schema-sql";
 import type { Store } from "./store";
 import { JournalError, type AppendBatch, type AppendResult } from "./types";
 
@@ -63,6 +63,10 @@ export function writerStatements(db: Database.Database) {
     lastSeq: db.prepare(
       "INSERT INTO meta (key, value) VALUES ('last_seq', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
     ),
+    bucketTime: db.prepare(
+      `INSERT INTO bucket_times (k, min_observed) VALUES (?, ?)
+       ON CONFLICT(k) DO UPDATE SET min_observed = min(min_observed, excluded.min_observed)`,
+    ),
   };
 }
 export type WriterStatements = ReturnType<typeof writerStatements>;
@@ -87,6 +91,8 @@ export function appendInTxn(
   let duplicates = 0;
   let firstSeq: number | null = null;
   const batchRvs = new Set<string>();
+  // Earliest observation per index bucket among this batch's object rows (usually one bucket).
+  const bucketMins = new Map<number, number>();
   for (const rec of batch.streams ?? []) {
     w.store.ensureStream(streamIdOf(rec), rec.clusterId);
   }
@@ -192,7 +198,12 @@ export function appendInTxn(
       duplicates++;
       continue;
     }
-    if (objectId !== null) w.ids.add(packedId);
+    if (objectId !== null) {
+      w.ids.add(packedId);
+      const k = seq >> OBJECT_BUCKET_SHIFT;
+      const m = bucketMins.get(k);
+      if (m === undefined || ms < m) bucketMins.set(k, ms);
+    }
     if (firstSeq === null) firstSeq = seq;
     if (rv !== null) batchRvs.add(`${stream.id}\u0000${rv}`);
     if (objectId !== null && enc) {
@@ -223,6 +234,7 @@ export function appendInTxn(
     }
     st.advance.run(cp.resourceVersion, cp.observedAt, stream.id);
   }
+  for (const [k, m] of bucketMins) st.bucketTime.run(k, m);
   if (seq !== w.nextSeq) st.lastSeq.run(String(seq - 1));
   const appended = seq - w.nextSeq;
   return {

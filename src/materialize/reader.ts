@@ -239,6 +239,10 @@ export class JournalReader {
 
   /** Positions of every object (matching the filter) at a time; objects never seen by then are left out. */
   positionsAt(clusterId: string, atMs: number, filter: PositionFilter = {}): ObjectPosition[] {
+    return this.store.withPinnedRange(() => this.positionsIn(clusterId, atMs, filter));
+  }
+
+  private positionsIn(clusterId: string, atMs: number, filter: PositionFilter): ObjectPosition[] {
     const out: ObjectPosition[] = [];
     for (const identity of this.objects(clusterId, filter.namespace)) {
       if (filter.kinds && !filter.kinds.has(identity.kind)) continue;
