@@ -96,7 +96,7 @@ export function objectAt(
     );
     const upTo = pos.seq;
     for (const id of ids) {
-      const r = store.newestInBuckets(
+      const r = store.buckets.newest(
         upTo,
         b => stmt.get(b, id, s.id, upTo) as RecordRow | undefined,
       );
@@ -155,7 +155,7 @@ export function latestAtTime(store: Store, objectId: number, atMs: number): Reco
   const stmt = store.prep(
     `SELECT ${COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
   );
-  return store.newestInBuckets(
+  return store.buckets.newest(
     Number.MAX_SAFE_INTEGER,
     b => stmt.get(b, objectId, atMs) as RecordRow | undefined,
     atMs,
@@ -175,7 +175,7 @@ function rvPosition(
       `SELECT max(seq) AS seq FROM records WHERE ${OBJECT_BUCKET}=? AND object IN (${ids.map(() => "?").join(",")}) AND stream=? AND rv=?`,
     );
     own =
-      store.newestInBuckets(
+      store.buckets.newest(
         Number.MAX_SAFE_INTEGER,
         b => (ownStmt.get(b, ...ids, stream, rv) as { seq: number | null }).seq ?? undefined,
       ) ?? null;

@@ -144,7 +144,7 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
   store.reloadStreams();
   const ids = objectIds(store, sel);
   if (ids.length === 0) return [];
-  const range = store.bucketRange(0, Number.MAX_SAFE_INTEGER);
+  const range = store.buckets.range(0, Number.MAX_SAFE_INTEGER);
   if (!range) return [];
   const rows = store
     .prep(

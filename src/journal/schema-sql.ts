@@ -100,7 +100,7 @@ const MIGRATIONS: string[] = [
   // v5: an index on (object) takes every append at a random place, so a 500-record batch dirtied
   // up to 500 index pages and the WAL written per commit grew with the journal (8 MB at 1M rows
   // with 16 KiB pages). Keyed by (seq bucket, object), new entries all land in the newest bucket's
-  // few pages; reads probe an object's rows bucket by bucket (Store.newestInBuckets, BUCKETS_CTE).
+  // few pages; reads probe an object's rows bucket by bucket (buckets.ts, BUCKETS_CTE).
   `
   DROP INDEX records_object;
   CREATE INDEX records_object ON records(${OBJECT_BUCKET}, object) WHERE object IS NOT NULL;

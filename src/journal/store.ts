@@ -11,7 +11,8 @@ import {
   keyframeText,
   type BaseVersion,
 } from "./codec";
-import { BUCKETS_CTE, OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "./schema-sql";
+import { ObjectBuckets } from "./buckets";
+import { BUCKETS_CTE, OBJECT_BUCKET } from "./schema-sql";
 
 export interface StreamRow {
   id: number;
@@ -69,8 +70,11 @@ export class Store {
   private readonly objectRows = new LruCache<number, ObjectRow>(50_000);
   private readonly keyframeTexts = new LruCache<number, string>(1024);
   private readonly stmt;
+  /** Finds an object's rows through the bucketed object index. */
+  readonly buckets: ObjectBuckets;
 
   constructor(readonly db: Database.Database) {
+    this.buckets = new ObjectBuckets(db, sql => this.prep(sql));
     this.stmt = {
       insertStream: db.prepare(
         "INSERT INTO streams (stream_id, cluster_id, grp, version, resource, namespace, selector) VALUES (?,?,?,?,?,?,?)",
@@ -84,7 +88,7 @@ export class Store {
       objectById: db.prepare(
         "SELECT id, cluster_id, grp, kind, namespace, name FROM objects WHERE id=?",
       ),
-      // Object-row statements take the index bucket first (see newestInBuckets).
+      // Object-row statements take the index bucket first (see buckets.ts).
       chain: db.prepare(
         `SELECT seq, flags, body FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC`,
       ),
@@ -94,10 +98,6 @@ export class Store {
       bodyAt: db.prepare("SELECT seq, flags, body, base, rv FROM records WHERE seq=?"),
       patchesSince: db.prepare(
         `${BUCKETS_CTE} SELECT count(*) AS n FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object=? AND r.seq>?`,
-      ),
-      // Each subquery is one B-tree descent; together they cost one call.
-      seqBounds: db.prepare(
-        "SELECT (SELECT min(seq) FROM records) AS lo, (SELECT max(seq) FROM records) AS hi",
       ),
     };
     this.reloadStreams();
@@ -115,83 +115,9 @@ export class Store {
     return st;
   }
 
-  /**
-   * The index buckets that can hold rows with seqs in [minSeq, maxSeq], clipped to the rows
-   * stored; null when there are none. Pass them to a BUCKETS_CTE statement as its first two values.
-   */
-  bucketRange(minSeq: number, maxSeq: number): [number, number] | null {
-    const r =
-      this.pinnedBounds ?? (this.stmt.seqBounds.get() as { lo: number | null; hi: number | null });
-    if (r.lo === null || r.hi === null) return null;
-    const lo = Math.max(minSeq, r.lo);
-    const hi = Math.min(maxSeq, r.hi);
-    return hi < lo ? null : [lo >> OBJECT_BUCKET_SHIFT, hi >> OBJECT_BUCKET_SHIFT];
-  }
-
-  private pinnedBounds: { lo: number | null; hi: number | null } | null = null;
-
-  /**
-   * Runs fn in one read transaction with the stored seq range read once, for callers that look up
-   * thousands of objects: the range query would otherwise run once per object. Inside the
-   * transaction the range cannot change, so the pinned answer stays exact.
-   */
-  withPinnedRange<T>(fn: () => T): T {
-    if (this.pinnedBounds) return fn();
-    return this.db.transaction(() => {
-      this.pinnedBounds = this.stmt.seqBounds.get() as { lo: number | null; hi: number | null };
-      try {
-        return fn();
-      } finally {
-        this.pinnedBounds = null;
-      }
-    })();
-  }
-
-  /**
-   * Probes the object index bucket by bucket, newest first, from the bucket holding maxSeq down to
-   * the oldest stored row, and returns the first answer probe gives. Rows of one object within a
-   * bucket come in seq order, so a probe for "newest matching row" needs only its own bucket, and
-   * the search stops at the first bucket that has one.
-   */
-  newestInBuckets<T>(
-    maxSeq: number,
-    probe: (bucket: number) => T | undefined,
-    observedBy?: number,
-  ): T | undefined {
-    const range = this.bucketRange(0, maxSeq);
-    if (!range) return undefined;
-    for (let b = range[1]; b >= range[0]; b--) {
-      if (observedBy !== undefined && this.bucketStartsAfter(b, range[1], observedBy)) continue;
-      const r = probe(b);
-      if (r !== undefined) return r;
-    }
-    return undefined;
-  }
-
-  // Earliest object-row time of each bucket below settledBelow. Rows only ever get higher seqs,
-  // so once the newest row is in a later bucket a bucket's minimum no longer changes.
-  private settledMins: (number | undefined)[] = [];
-  private settledBelow = 0;
-
-  /** Whether every object row of bucket b was observed after atMs (so a look-up "as of atMs" skips it). */
-  private bucketStartsAfter(b: number, newest: number, atMs: number): boolean {
-    // The newest bucket may still take rows with earlier times, so it is always probed.
-    if (b >= newest) return false;
-    if (b >= this.settledBelow) {
-      this.settledMins = [];
-      for (const r of this.prep("SELECT k, min_observed FROM bucket_times WHERE k < ?").all(
-        newest,
-      ) as { k: number; min_observed: number }[])
-        this.settledMins[r.k] = r.min_observed;
-      this.settledBelow = newest;
-    }
-    const m = this.settledMins[b];
-    return m !== undefined && m > atMs;
-  }
-
   /** An object's newest row with a stored body at or before seq. */
   latestRow(objectId: number, seq: number): BodyRow | undefined {
-    return this.newestInBuckets(
+    return this.buckets.newest(
       seq,
       b => this.stmt.latest.get(b, objectId, seq) as BodyRow | undefined,
     );
@@ -312,7 +238,7 @@ export class Store {
     this.objectRows.clear();
     // Seqs of a rolled-back batch are reused, so cached texts keyed by them must go too.
     this.keyframeTexts.clear();
-    this.settledBelow = 0;
+    this.buckets.forget();
   }
 
   /**
@@ -335,7 +261,7 @@ export class Store {
       kfSeq = row.base;
       text = this.keyframeJsonAt(objectId, kfSeq);
     } else return null;
-    const range = this.bucketRange(kfSeq + 1, Number.MAX_SAFE_INTEGER);
+    const range = this.buckets.range(kfSeq + 1, Number.MAX_SAFE_INTEGER);
     const n = range
       ? (this.stmt.patchesSince.get(...range, objectId, kfSeq) as { n: number }).n
       : 0;
@@ -405,7 +331,7 @@ export class Store {
   /** Pre-v4 rows: walk back through every patch to the keyframe, then forward again. */
   private legacyChainAt(objectId: number, seq: number): unknown {
     const links: { enc: number; body: Buffer }[] = [];
-    this.newestInBuckets(seq, b => {
+    this.buckets.newest(seq, b => {
       for (const r of this.stmt.chain.all(b, objectId, seq) as {
         seq: number;
         flags: number;

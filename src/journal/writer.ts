@@ -141,7 +141,7 @@ export function appendInTxn(
       if (
         !w.store.lastCreated &&
         w.ids.mayHave(packedId) &&
-        w.store.newestInBuckets(Number.MAX_SAFE_INTEGER, b =>
+        w.store.buckets.newest(Number.MAX_SAFE_INTEGER, b =>
           st.objectCopy.get(b, objectId, packedId),
         ) !== undefined
       ) {

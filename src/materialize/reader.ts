@@ -239,7 +239,7 @@ export class JournalReader {
 
   /** Positions of every object (matching the filter) at a time; objects never seen by then are left out. */
   positionsAt(clusterId: string, atMs: number, filter: PositionFilter = {}): ObjectPosition[] {
-    return this.store.withPinnedRange(() => this.positionsIn(clusterId, atMs, filter));
+    return this.store.buckets.withPinnedRange(() => this.positionsIn(clusterId, atMs, filter));
   }
 
   private positionsIn(clusterId: string, atMs: number, filter: PositionFilter): ObjectPosition[] {
@@ -291,7 +291,7 @@ export class JournalReader {
 
   /** Streams that recorded an object identity. */
   streamsOfObject(objectId: number): string[] {
-    const range = this.store.bucketRange(0, Number.MAX_SAFE_INTEGER);
+    const range = this.store.buckets.range(0, Number.MAX_SAFE_INTEGER);
     const rows = range
       ? (this.store
           .prep(
