@@ -87,9 +87,9 @@ class SqliteJournal implements Journal {
       // memory stays that of its caches rather than growing with the file.
       if (this.readonly) this.db.pragma(`mmap_size = ${DEFAULTS.readerMmapBytes}`);
       if (!this.readonly) {
-        // Each append dirties one object-index page per record at random, and a commit pays per
-        // WAL frame: 16 KiB pages cut the frames of a 500-record batch by more than half, which in
-        // bench/journal.ts took 3-6 µs off each append. SQLite only applies it to a new file.
+        // A commit pays per WAL frame: 16 KiB pages cut the frames of a 500-record batch by more
+        // than half, which in bench/journal.ts (then with the v4 object index, whose random inserts
+        // dirtied a page per record) took 3-6 µs off each append. SQLite applies it to new files only.
         this.db.pragma(`page_size = ${DEFAULTS.pageSize}`);
         this.db.pragma("journal_mode = WAL");
         // FULL: a committed append survives power loss. NORMAL: survives a process crash, may lose
