@@ -6,6 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../src/event";
 import { openJournal } from "../src/journal";
+import { checkpointsOf } from "../src/journal/testing";
 import { Workload } from "./lib-kube-workload";
 
 const BATCH = 500;
@@ -61,15 +62,7 @@ export async function main(args: string[]): Promise<void> {
 
     const jPath = join(dir, "journal.db");
     const j = openJournal(jPath, { lastVersionCacheSize: cacheSize });
-    const checkpoints = (recs: JournalRecord[]) => {
-      const last = new Map<string, JournalRecord>();
-      for (const r of recs) last.set(r.streamId, r);
-      return [...last.values()].map(r => ({
-        streamId: r.streamId,
-        resourceVersion: r.resource!.resourceVersion,
-        observedAt: r.observedAt,
-      }));
-    };
+    const checkpoints = checkpointsOf;
 
     // Interleave raw and journal per batch so machine noise hits both equally.
     const w = new Workload(objects);

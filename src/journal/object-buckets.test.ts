@@ -7,7 +7,7 @@ import { snapshot } from "../materialize";
 import { JournalReader } from "../materialize/reader";
 import { openJournal, type Journal } from "./index";
 import { OBJECT_BUCKET_SHIFT, SCHEMA_VERSION } from "./schema-sql";
-import { at, configMap, deployment, streamKey, tempJournalPath } from "./testing";
+import { at, checkpointsOf, configMap, deployment, streamKey, tempJournalPath } from "./testing";
 
 const deployments = streamKey("deployments", "apps", "v1");
 const configmaps = streamKey("configmaps");
@@ -22,15 +22,7 @@ const early = eventRecord({
   object: configMap("early", "shop", "u-early", 1, { a: "1" }),
   observedAt: at(-100),
 });
-const cp = (recs: JournalRecord[]) => {
-  const last = new Map<string, JournalRecord>();
-  for (const r of recs) last.set(r.streamId, r);
-  return [...last.values()].map(r => ({
-    streamId: r.streamId,
-    resourceVersion: r.resource!.resourceVersion,
-    observedAt: r.observedAt,
-  }));
-};
+const cp = checkpointsOf;
 const web = (ready: number): JournalRecord => {
   const n = ++rv;
   return eventRecord({

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { parseStreamId } from "../event/stream-id";
 import type { StreamKey } from "../event/schema";
-import { LruCache } from "./cache";
+import { LruCache, type KeyframePosition } from "./cache";
 import {
   applyPatchBody,
   ENC_KEYFRAME,
@@ -247,7 +247,7 @@ export class Store {
    * row belongs to a pre-v4 chain (the writer then starts a fresh keyframe). A known position
    * (remembered when the writer's cache evicted it) skips the search.
    */
-  currentBase(objectId: number, known?: Omit<BaseVersion, "object">): BaseVersion | null {
+  currentBase(objectId: number, known?: KeyframePosition): BaseVersion | null {
     if (known) {
       const text = this.keyframeJsonAt(objectId, known.seq);
       return { ...known, object: JSON.parse(text) };

@@ -2,7 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { KubeObject, StreamKey } from "../event/schema";
+import type { JournalRecord, KubeObject, StreamKey } from "../event/schema";
+import type { CheckpointAdvance } from "./types";
 
 /** Creates a temp dir and returns the journal path inside it plus a cleanup function. */
 export function tempJournalPath(prefix = "krply-journal-"): {
@@ -155,4 +156,15 @@ export function configMap(
 /** ISO time n seconds after a fixed origin. */
 export function at(n: number): string {
   return new Date(Date.UTC(2024, 0, 1) + n * 1000).toISOString();
+}
+
+/** One checkpoint per stream of a batch, at its last record's RV: what a recorder would advance. */
+export function checkpointsOf(recs: readonly JournalRecord[]): CheckpointAdvance[] {
+  const last = new Map<string, JournalRecord>();
+  for (const r of recs) last.set(r.streamId, r);
+  return [...last.values()].map(r => ({
+    streamId: r.streamId,
+    resourceVersion: r.resource!.resourceVersion,
+    observedAt: r.observedAt,
+  }));
 }
