@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { parseStreamId } from "../event/stream-id";
 import type { StreamKey } from "../event/schema";
+import { IdentityIds } from "./identity-ids";
 import { LruCache, type KeyframePosition } from "./cache";
 import {
   applyPatchBody,
@@ -66,7 +67,7 @@ export class Store {
   readonly streamsById = new Map<string, StreamRow>();
   /** Whether the last objectId() call created the identity (so it has no versions yet). */
   lastCreated = false;
-  private readonly objectIds = new LruCache<string, number>(50_000);
+  private readonly objectIds = new IdentityIds(50_000);
   private readonly objectRows = new LruCache<number, ObjectRow>(50_000);
   private readonly keyframeTexts = new LruCache<number, string>(1024);
   private readonly stmt;
@@ -180,8 +181,7 @@ export class Store {
     name: string,
     create: boolean,
   ): number | null {
-    const key = `${clusterId}\u0000${group}\u0000${kind}\u0000${namespace}\u0000${name}`;
-    const hit = this.objectIds.get(key);
+    const hit = this.objectIds.get(clusterId, group, kind, namespace, name);
     this.lastCreated = false;
     if (hit !== undefined) return hit;
     const row = this.stmt.findObject.get(clusterId, kind, namespace, name, group) as
@@ -196,7 +196,7 @@ export class Store {
         this.stmt.insertObject.run(clusterId, kind, namespace, name, group).lastInsertRowid,
       );
     }
-    this.objectIds.set(key, id);
+    this.objectIds.set(clusterId, group, kind, namespace, name, id);
     return id;
   }
 
@@ -250,7 +250,13 @@ export class Store {
   currentBase(objectId: number, known?: KeyframePosition): BaseVersion | null {
     if (known) {
       const text = this.keyframeJsonAt(objectId, known.seq);
-      return { ...known, object: JSON.parse(text) };
+      // A literal, not {...known, object}: V8 reads fields of spread-and-extend objects slowly.
+      return {
+        object: JSON.parse(text),
+        seq: known.seq,
+        chainLen: known.chainLen,
+        keyframeBytes: known.keyframeBytes,
+      };
     }
     const row = this.latestRow(objectId, Number.MAX_SAFE_INTEGER);
     if (!row?.body) return null;
