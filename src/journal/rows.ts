@@ -7,10 +7,14 @@ export const FLAG_SYNTHETIC = 8;
 /** Provenance is exactly { source: "watch" }, the common case, so it is not spelled out in meta. */
 export const FLAG_PROV_WATCH = 16;
 
-/** Raw bytes for a 16- or 32-character lowercase hex string (ids, hashes), else null; no regex. */
-export function packHex(s: string): Buffer | null {
+/**
+ * Raw bytes for a 16- or 32-character lowercase hex string (ids, hashes), else null; no regex.
+ * With into (of the right length) the bytes are written there instead of a new Buffer, for values
+ * that are only bound to a statement (SQLite copies bound blobs).
+ */
+export function packHex(s: string, into?: Buffer): Buffer | null {
   if (s.length !== 32 && s.length !== 16) return null;
-  const out = Buffer.allocUnsafe(s.length >> 1);
+  const out = into?.length === s.length >> 1 ? into : Buffer.allocUnsafe(s.length >> 1);
   for (let i = 0; i < out.length; i++) {
     const hi = nibble(s.charCodeAt(2 * i));
     const lo = nibble(s.charCodeAt(2 * i + 1));
@@ -27,8 +31,8 @@ function nibble(c: number): number {
 }
 
 /** Stores 128-bit hex ids as 16 raw bytes; anything else stays text (SQLite never equates the two). */
-export function packId(id: string): Buffer | string {
-  return id.length === 32 ? (packHex(id) ?? id) : id;
+export function packId(id: string, into?: Buffer): Buffer | string {
+  return id.length === 32 ? (packHex(id, into) ?? id) : id;
 }
 
 /** Inverse of packId. */

@@ -71,6 +71,18 @@ export function writerStatements(db: Database.Database) {
 }
 export type WriterStatements = ReturnType<typeof writerStatements>;
 
+// Scratch space for packed ids and hashes that are only bound to statements and read by the id
+// filter, never kept: SQLite copies bound blobs, so one buffer each serves every record.
+const scratchId = Buffer.alloc(16);
+const scratchHash = Buffer.alloc(16);
+const scratchShortHash = Buffer.alloc(8);
+
+/** Whether meta has no fields (without building a key array per record). */
+function isEmpty(meta: Meta): boolean {
+  for (const _k in meta) return false;
+  return true;
+}
+
 function invalid(rec: JournalRecord, why: string): JournalError {
   return new JournalError(`invalid record ${rec.eventId ?? "?"} (${rec.type}): ${why}`, "INVALID");
 }
@@ -90,7 +102,8 @@ export function appendInTxn(
   let seq = w.nextSeq;
   let duplicates = 0;
   let firstSeq: number | null = null;
-  const batchRvs = new Set<string>();
+  // RVs of the records this batch stores, by stream row, for checking its checkpoints.
+  const batchRvs = new Map<number, Set<string>>();
   // Earliest observation per index bucket among this batch's object rows (usually one bucket).
   const bucketMins = new Map<number, number>();
   for (const rec of batch.streams ?? []) {
@@ -134,7 +147,7 @@ export function appendInTxn(
       // A hash over the clear object would let someone test guesses of the secret value.
       if (red.redacted || hash === null) hash = objectHash(object);
     }
-    const packedId = packId(rec.eventId);
+    const packedId = packId(rec.eventId, scratchId);
     if (rec.object && rec.resource) {
       const r = rec.resource;
       objectId = w.store.objectId(rec.clusterId, r.group, r.kind, r.namespace, r.name, true);
@@ -177,8 +190,11 @@ export function appendInTxn(
     )
       rv = null;
 
-    const storedHash = hash === null ? null : (packHex(hash) ?? hash);
-    const metaJson = Object.keys(meta).length > 0 ? JSON.stringify(meta) : null;
+    const storedHash =
+      hash === null
+        ? null
+        : (packHex(hash, hash.length === 32 ? scratchHash : scratchShortHash) ?? hash);
+    const metaJson = isEmpty(meta) ? null : JSON.stringify(meta);
     const info = (objectId === null ? st.insertControl : st.insertObject).run(
       seq,
       packedId,
@@ -205,7 +221,11 @@ export function appendInTxn(
       if (m === undefined || ms < m) bucketMins.set(k, ms);
     }
     if (firstSeq === null) firstSeq = seq;
-    if (rv !== null) batchRvs.add(`${stream.id}\u0000${rv}`);
+    if (rv !== null) {
+      const rvs = batchRvs.get(stream.id);
+      if (rvs) rvs.add(rv);
+      else batchRvs.set(stream.id, new Set([rv]));
+    }
     if (objectId !== null && enc) {
       // A keyframe becomes the base of the versions after it; a patch only advances the count.
       pending.set(objectId, {
@@ -261,10 +281,10 @@ function rvIsDurable(
   st: WriterStatements,
   streamRow: number,
   rv: string,
-  batchRvs: Set<string>,
+  batchRvs: Map<number, Set<string>>,
   nextSeq: number,
 ): boolean {
-  if (batchRvs.has(`${streamRow}\u0000${rv}`)) return true;
+  if (batchRvs.get(streamRow)?.has(rv)) return true;
   if (st.controlRv.get(streamRow, rv)) return true;
   const cur = st.lastRv.get(streamRow) as { last_rv: string | null } | undefined;
   if (cur?.last_rv === rv) return true;
