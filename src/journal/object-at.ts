@@ -63,7 +63,7 @@ export function objectAt(
   at: PointInTime,
   prunedHorizon: string | null,
 ): ObjectAtResult {
-  store.reloadStreams();
+  store.refreshStreams();
   const ids = objectIds(store, sel);
   const warnings: string[] = [];
   const label = `${sel.kind} ${sel.namespace ? sel.namespace + "/" : ""}${sel.name}`;

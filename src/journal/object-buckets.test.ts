@@ -151,7 +151,20 @@ describe("object rows spread over several index buckets", () => {
   });
 });
 
-describe("schema v5 and v6 migrations", () => {
+describe("object index migrations", () => {
+  function indexSql(path: string): string {
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      return check
+        .prepare("SELECT sql FROM sqlite_master WHERE name='records_object'")
+        .pluck()
+        .get() as string;
+    } finally {
+      check.close();
+    }
+  }
+
   it("rebuilds the object index of a v4 file and reads it back", () => {
     const tmp = tempJournalPath();
     try {
@@ -168,17 +181,53 @@ describe("schema v5 and v6 migrations", () => {
       j = openJournal(tmp.path, {});
       expect(j.objectHistory(sel).map(r => r.object)).toEqual(recs.map(r => r.object));
       j.close();
+      expect(indexSql(tmp.path)).toContain(`seq >> ${OBJECT_BUCKET_SHIFT}`);
       const check = new Database(tmp.path, { readonly: true });
-      expect(check.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-      const sql = check
-        .prepare("SELECT sql FROM sqlite_master WHERE name='records_object'")
-        .pluck()
-        .get() as string;
-      expect(sql).toContain(`seq >> ${OBJECT_BUCKET_SHIFT}`);
       // v6 fills each bucket's earliest object-row time from the rows already stored.
       expect(check.prepare("SELECT k, min_observed FROM bucket_times").all()).toEqual([
         { k: 0, min_observed: Date.parse(recs[0].observedAt) },
       ]);
+      check.close();
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it("moves a v6 file from 2^15-row buckets to the current ones, bucket times included", () => {
+    const tmp = tempJournalPath();
+    try {
+      let j = openJournal(tmp.path, {});
+      const recs = [web(1), web(2), web(3)];
+      for (const r of recs) j.append({ records: [r], checkpoints: cp([r]) });
+      j.close();
+      // Spread the rows over three buckets of the current size, then lay the file out as v6 did.
+      const db = new Database(tmp.path);
+      db.exec(`UPDATE records SET seq = seq + ${BUCKET} * (seq - 1) WHERE object IS NOT NULL;
+        DROP INDEX records_object;
+        CREATE INDEX records_object ON records(seq >> 15, object) WHERE object IS NOT NULL;
+        DELETE FROM bucket_times;
+        INSERT INTO bucket_times (k, min_observed)
+          SELECT seq >> 15, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
+        UPDATE meta SET value = (SELECT max(seq) FROM records) WHERE key = 'last_seq';
+        PRAGMA user_version = 6;`);
+      const seqs = db
+        .prepare("SELECT seq FROM records WHERE object IS NOT NULL ORDER BY seq")
+        .pluck()
+        .all() as number[];
+      db.close();
+      j = openJournal(tmp.path, {});
+      expect(j.objectHistory(sel).map(r => r.object)).toEqual(recs.map(r => r.object));
+      expect(j.objectAt(sel, { time: recs[1].observedAt }).record?.object).toEqual(recs[1].object);
+      expect(j.fsck().problems).toEqual([]);
+      j.close();
+      expect(indexSql(tmp.path)).toContain(`seq >> ${OBJECT_BUCKET_SHIFT}`);
+      const check = new Database(tmp.path, { readonly: true });
+      expect(check.prepare("SELECT k, min_observed FROM bucket_times ORDER BY k").all()).toEqual(
+        seqs.map((s, i) => ({
+          k: s >> OBJECT_BUCKET_SHIFT,
+          min_observed: Date.parse(recs[i].observedAt),
+        })),
+      );
       check.close();
     } finally {
       tmp.cleanup();

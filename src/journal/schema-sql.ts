@@ -15,14 +15,15 @@ export const TYPE_CODES = [
 export const WATCH_CODES = ["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"] as const;
 
 /**
- * The object index is keyed by (bucket, object) where a bucket is a run of 2^15 consecutive seqs.
- * Queries must spell the bucket exactly as the index does, so they interpolate OBJECT_BUCKET.
+ * The object index is keyed by (bucket, object) where a bucket is a run of 2^13 consecutive seqs
+ * (2^15 in schema v5 and v6). Queries must spell the bucket exactly as the index does, so they
+ * interpolate OBJECT_BUCKET.
  */
-export const OBJECT_BUCKET_SHIFT = 15;
+export const OBJECT_BUCKET_SHIFT = 13;
 export const OBJECT_BUCKET = `seq >> ${OBJECT_BUCKET_SHIFT}`;
 /**
  * Names the buckets ?lo..?hi as rows of b(k), so one statement probes every bucket in C. Join it
- * as `b CROSS JOIN records r ON r.seq >> 15 = b.k AND ...`: CROSS JOIN keeps b as the outer loop,
+ * as `b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND ...`: CROSS JOIN keeps b as the outer loop,
  * which the planner would otherwise not choose for a table it has no statistics about.
  */
 export const BUCKETS_CTE =
@@ -103,7 +104,7 @@ const MIGRATIONS: string[] = [
   // few pages; reads probe an object's rows bucket by bucket (buckets.ts, BUCKETS_CTE).
   `
   DROP INDEX records_object;
-  CREATE INDEX records_object ON records(${OBJECT_BUCKET}, object) WHERE object IS NOT NULL;
+  CREATE INDEX records_object ON records(seq >> 15, object) WHERE object IS NOT NULL;
   `,
   // v6: the earliest observation time of any object row in each bucket. A look-up "as of T" skips
   // every bucket whose earliest row is later than T instead of probing it. The minimum only ever
@@ -111,6 +112,18 @@ const MIGRATIONS: string[] = [
   // skipped bucket can never hold the answer.
   `
   CREATE TABLE bucket_times (k INTEGER PRIMARY KEY, min_observed INTEGER NOT NULL);
+  INSERT INTO bucket_times (k, min_observed)
+    SELECT seq >> 15, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
+  `,
+  // v7: buckets of 2^13 rows instead of 2^15. A batch's index entries land at random places in the
+  // newest bucket, so each commit rewrote most of that bucket's leaf pages: 25 of the 35 pages a
+  // 500-record commit wrote to the WAL. A quarter of the bucket is a quarter of the pages, which
+  // halved the WAL per commit and took append from 0.74 to 0.81 of raw. Reads probe four times
+  // as many buckets; at 1M rows that is 122 index seeks in one statement for a history.
+  `
+  DROP INDEX records_object;
+  CREATE INDEX records_object ON records(${OBJECT_BUCKET}, object) WHERE object IS NOT NULL;
+  DELETE FROM bucket_times;
   INSERT INTO bucket_times (k, min_observed)
     SELECT ${OBJECT_BUCKET}, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
   `,
@@ -135,10 +148,13 @@ export function migrate(db: Database.Database, readonly: boolean): void {
       "READONLY",
     );
   }
-  for (let v = current; v < SCHEMA_VERSION; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]);
-      db.pragma(`user_version = ${v + 1}`);
-    }).immediate();
-  }
+  // All steps in one transaction: the upgrade is all or nothing, and a new file writes each page of
+  // its schema to the WAL once instead of once per step (seven steps of 16 KiB pages came close to a
+  // megabyte before the first record).
+  db.transaction(() => {
+    // Another process may have upgraded the file while this one waited for the write lock.
+    const from = db.pragma("user_version", { simple: true }) as number;
+    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
 }

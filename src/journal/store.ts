@@ -124,8 +124,22 @@ export class Store {
     );
   }
 
-  /** Re-reads the stream registry (after a rolled-back transaction or for a reader). */
+  /**
+   * Brings the stream maps up to date for a read. The fields kept (ids, cluster, version) never
+   * change once a stream row exists, so only a new stream calls for a reload; parsing every stream
+   * id again on each read cost a history read about 0.2 ms.
+   */
+  refreshStreams(): void {
+    const top = this.prep("SELECT max(id) FROM streams").pluck().get() as number | null;
+    if (top === this.topStream) return;
+    this.reloadStreams();
+  }
+
+  private topStream: number | null = -1;
+
+  /** Re-reads the stream registry (after a rolled-back transaction or another writer's append). */
   reloadStreams(): void {
+    this.topStream = this.prep("SELECT max(id) FROM streams").pluck().get() as number | null;
     this.streams.clear();
     this.streamsById.clear();
     // Readers call this before every query, so the statement is compiled once.
