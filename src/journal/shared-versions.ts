@@ -53,18 +53,21 @@ function applyInPlace(parent: object, key: string, op: Operation): boolean {
   return true;
 }
 
+/** A shallow copy of v that this version owns (recorded in fresh). */
+function copy<T extends object>(v: T, fresh: Set<object>): T {
+  // A module-level function, not a closure per call: a history applies hundreds of patches.
+  const c = (Array.isArray(v) ? v.slice() : { ...v }) as T;
+  fresh.add(c);
+  return c;
+}
+
 /** Applies ops to doc without touching it: containers on each op's path are copied first. */
 export function applyCopyOnWrite(doc: unknown, ops: readonly Operation[]): unknown {
   const fresh = new Set<object>();
-  const copy = <T extends object>(v: T): T => {
-    const c = (Array.isArray(v) ? v.slice() : { ...v }) as T;
-    fresh.add(c);
-    return c;
-  };
   let root = doc;
   for (const op of ops) {
     if (op.path !== "" && root !== null && typeof root === "object") {
-      if (!fresh.has(root)) root = copy(root);
+      if (!fresh.has(root)) root = copy(root, fresh);
       const keys = op.path.split("/");
       let parent = root as Record<string, unknown>;
       let reached = true;
@@ -75,7 +78,7 @@ export function applyCopyOnWrite(doc: unknown, ops: readonly Operation[]): unkno
           reached = false; // a missing step is left for fast-json-patch to report
           break;
         }
-        const own = fresh.has(child) ? child : copy(child);
+        const own = fresh.has(child) ? child : copy(child, fresh);
         if (own !== child) setOwn(parent, k, own);
         parent = own as Record<string, unknown>;
       }
