@@ -106,6 +106,16 @@ export class Store {
 
   private readonly statements = new Map<string, Database.Statement>();
 
+  /** Like prep, but the statement returns rows as arrays (kept apart from prep's object-mode one). */
+  prepRaw(sql: string): Database.Statement {
+    let st = this.statements.get(`raw:${sql}`);
+    if (!st) {
+      st = this.db.prepare(sql).raw(true);
+      this.statements.set(`raw:${sql}`, st);
+    }
+    return st;
+  }
+
   /** A prepared statement for sql, compiled once per connection (readers build few distinct shapes). */
   prep(sql: string): Database.Statement {
     let st = this.statements.get(sql);
