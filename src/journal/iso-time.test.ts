@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { canonicalIsoMs } from "./iso-time";
+import { canonicalIsoMs, isoFromMs } from "./iso-time";
 
 describe("canonicalIsoMs", () => {
   it("reads every toISOString form back to its milliseconds", () => {
@@ -44,5 +44,29 @@ describe("canonicalIsoMs", () => {
     ])
       expect(canonicalIsoMs(s)).toBeNull();
     expect(canonicalIsoMs("2024-02-29T12:34:56.789Z")).toBe(Date.UTC(2024, 1, 29, 12, 34, 56, 789));
+  });
+});
+
+describe("isoFromMs", () => {
+  it("writes what toISOString writes, across and beyond four-digit years", () => {
+    const min = new Date("0000-01-01T00:00:00.000Z").getTime();
+    const max = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+    const edges = [
+      min,
+      max,
+      0,
+      -1,
+      Date.UTC(2000, 1, 29),
+      Date.UTC(2100, 2, 1) - 1,
+      min - 1,
+      max + 1,
+    ];
+    for (const t of edges) expect(isoFromMs(t)).toBe(new Date(t).toISOString());
+    fc.assert(
+      fc.property(fc.integer({ min: min - 10 * 86_400_000, max: max + 10 * 86_400_000 }), t => {
+        expect(isoFromMs(t)).toBe(new Date(t).toISOString());
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -47,3 +47,39 @@ export function canonicalIsoMs(s: string): number | null {
   if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 || ms < 0) return null;
   return Date.UTC(y, mo - 1, d, h, mi, sec, ms);
 }
+
+const DAY_MS = 86_400_000;
+// toISOString writes four-digit years only for years 0 through 9999.
+const MIN_FAST = new Date("0000-01-01T00:00:00.000Z").getTime();
+const MAX_FAST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+const pad = (n: number, width: number): string => String(n).padStart(width, "0");
+
+/**
+ * The same string as new Date(ms).toISOString(), built with integer arithmetic: the Date round
+ * trip cost about 1.6 µs per call here, a twentieth of reading one version of a history.
+ */
+export function isoFromMs(ms: number): string {
+  if (!Number.isInteger(ms) || ms < MIN_FAST || ms > MAX_FAST) return new Date(ms).toISOString();
+  const days = Math.floor(ms / DAY_MS);
+  let rem = ms - days * DAY_MS;
+  // Civil date from a day count (days since 1970-01-01), counting in 400-year eras from March.
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const h = Math.floor(rem / 3_600_000);
+  rem -= h * 3_600_000;
+  const mi = Math.floor(rem / 60_000);
+  rem -= mi * 60_000;
+  const s = Math.floor(rem / 1000);
+  const milli = rem - s * 1000;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}.${pad(milli, 3)}Z`;
+}

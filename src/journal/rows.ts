@@ -1,5 +1,6 @@
 import type { JournalRecord, ResourceRef } from "../event/schema";
 import { ENC_KEYFRAME, ENC_MASK, ENC_NONE, reconstruct } from "./codec";
+import { isoFromMs } from "./iso-time";
 import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
 import type { RecordRow, Store } from "./store";
 
@@ -130,7 +131,7 @@ export function decodeRow(store: Store, row: RecordRow, object?: unknown): Journ
     ingestSeq: row.seq,
     clusterId: meta.cl ?? stream.clusterId,
     streamId: stream.streamId,
-    observedAt: meta.o ?? new Date(row.observed_at).toISOString(),
+    observedAt: meta.o ?? isoFromMs(row.observed_at),
     synthetic: (row.flags & FLAG_SYNTHETIC) !== 0,
   };
   if (row.watch !== null) rec.watchType = WATCH_CODES[row.watch];
