@@ -62,7 +62,6 @@ export async function main(args: string[]): Promise<void> {
 
     const jPath = join(dir, "journal.db");
     const j = openJournal(jPath, { lastVersionCacheSize: cacheSize });
-    const checkpoints = checkpointsOf;
 
     // Interleave raw and journal per batch so machine noise hits both equally.
     const w = new Workload(objects);
@@ -75,7 +74,7 @@ export async function main(args: string[]): Promise<void> {
       rawBytes += rawTxn(recs);
       rawNs += process.hrtime.bigint() - t0;
       t0 = process.hrtime.bigint();
-      j.append({ records: recs, checkpoints: checkpoints(recs) });
+      j.append({ records: recs, checkpoints: checkpointsOf(recs) });
       jNs += process.hrtime.bigint() - t0;
     }
     const rawRate = events / (ms(rawNs) / 1000);
@@ -102,7 +101,7 @@ export async function main(args: string[]): Promise<void> {
     const t0 = process.hrtime.bigint();
     for (let done = events; done < readEvents; done += BATCH) {
       const recs = w.next(Math.min(BATCH, readEvents - done));
-      j.append({ records: recs, checkpoints: checkpoints(recs) });
+      j.append({ records: recs, checkpoints: checkpointsOf(recs) });
     }
     if (readEvents > events) {
       j.checkpointWal();

@@ -152,85 +152,95 @@ describe("object rows spread over several index buckets", () => {
 });
 
 describe("object index migrations", () => {
-  function indexSql(path: string): string {
+  /** The file's object-index SQL and bucket times, after checking it reached SCHEMA_VERSION. */
+  function layout(path: string): { sql: string; times: unknown[] } {
     const check = new Database(path, { readonly: true });
     try {
       expect(check.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-      return check
+      const sql = check
         .prepare("SELECT sql FROM sqlite_master WHERE name='records_object'")
         .pluck()
         .get() as string;
+      const times = check.prepare("SELECT k, min_observed FROM bucket_times ORDER BY k").all();
+      return { sql, times };
     } finally {
       check.close();
     }
   }
 
-  it("rebuilds the object index of a v4 file and reads it back", () => {
+  /**
+   * Runs test on a journal of three versions of one object whose file setup rewrote into an older
+   * schema; the journal is then reopened (and so migrated) by test itself.
+   */
+  function withOldFile(
+    setup: string,
+    test: (path: string, recs: JournalRecord[], objectSeqs: number[]) => void,
+  ): void {
     const tmp = tempJournalPath();
     try {
-      let j = openJournal(tmp.path, {});
+      const j = openJournal(tmp.path, {});
       const recs = [web(1), web(2), web(3)];
       for (const r of recs) j.append({ records: [r], checkpoints: cp([r]) });
       j.close();
       const db = new Database(tmp.path);
-      db.exec(`DROP INDEX records_object;
-        DROP TABLE bucket_times;
-        CREATE INDEX records_object ON records(object) WHERE object IS NOT NULL;
-        PRAGMA user_version = 4;`);
+      db.exec(setup);
+      const seqs = db
+        .prepare("SELECT seq FROM records WHERE object IS NOT NULL ORDER BY seq")
+        .pluck()
+        .all() as number[];
       db.close();
-      j = openJournal(tmp.path, {});
-      expect(j.objectHistory(sel).map(r => r.object)).toEqual(recs.map(r => r.object));
-      j.close();
-      expect(indexSql(tmp.path)).toContain(`seq >> ${OBJECT_BUCKET_SHIFT}`);
-      const check = new Database(tmp.path, { readonly: true });
-      // v6 fills each bucket's earliest object-row time from the rows already stored.
-      expect(check.prepare("SELECT k, min_observed FROM bucket_times").all()).toEqual([
-        { k: 0, min_observed: Date.parse(recs[0].observedAt) },
-      ]);
-      check.close();
+      test(tmp.path, recs, seqs);
     } finally {
       tmp.cleanup();
     }
+  }
+
+  it("rebuilds the object index of a v4 file and reads it back", () => {
+    withOldFile(
+      `DROP INDEX records_object;
+        DROP TABLE bucket_times;
+        CREATE INDEX records_object ON records(object) WHERE object IS NOT NULL;
+        PRAGMA user_version = 4;`,
+      (path, recs) => {
+        const j = openJournal(path, {});
+        expect(j.objectHistory(sel).map(r => r.object)).toEqual(recs.map(r => r.object));
+        j.close();
+        const { sql, times } = layout(path);
+        expect(sql).toContain(`seq >> ${OBJECT_BUCKET_SHIFT}`);
+        // v6 fills each bucket's earliest object-row time from the rows already stored.
+        expect(times).toEqual([{ k: 0, min_observed: Date.parse(recs[0].observedAt) }]);
+      },
+    );
   });
 
   it("moves a v6 file from 2^15-row buckets to the current ones, bucket times included", () => {
-    const tmp = tempJournalPath();
-    try {
-      let j = openJournal(tmp.path, {});
-      const recs = [web(1), web(2), web(3)];
-      for (const r of recs) j.append({ records: [r], checkpoints: cp([r]) });
-      j.close();
-      // Spread the rows over three buckets of the current size, then lay the file out as v6 did.
-      const db = new Database(tmp.path);
-      db.exec(`UPDATE records SET seq = seq + ${BUCKET} * (seq - 1) WHERE object IS NOT NULL;
+    // Spread the rows over three buckets of the current size, then lay the file out as v6 did.
+    withOldFile(
+      `UPDATE records SET seq = seq + ${BUCKET} * (seq - 1) WHERE object IS NOT NULL;
         DROP INDEX records_object;
         CREATE INDEX records_object ON records(seq >> 15, object) WHERE object IS NOT NULL;
         DELETE FROM bucket_times;
         INSERT INTO bucket_times (k, min_observed)
           SELECT seq >> 15, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
         UPDATE meta SET value = (SELECT max(seq) FROM records) WHERE key = 'last_seq';
-        PRAGMA user_version = 6;`);
-      const seqs = db
-        .prepare("SELECT seq FROM records WHERE object IS NOT NULL ORDER BY seq")
-        .pluck()
-        .all() as number[];
-      db.close();
-      j = openJournal(tmp.path, {});
-      expect(j.objectHistory(sel).map(r => r.object)).toEqual(recs.map(r => r.object));
-      expect(j.objectAt(sel, { time: recs[1].observedAt }).record?.object).toEqual(recs[1].object);
-      expect(j.fsck().problems).toEqual([]);
-      j.close();
-      expect(indexSql(tmp.path)).toContain(`seq >> ${OBJECT_BUCKET_SHIFT}`);
-      const check = new Database(tmp.path, { readonly: true });
-      expect(check.prepare("SELECT k, min_observed FROM bucket_times ORDER BY k").all()).toEqual(
-        seqs.map((s, i) => ({
-          k: s >> OBJECT_BUCKET_SHIFT,
-          min_observed: Date.parse(recs[i].observedAt),
-        })),
-      );
-      check.close();
-    } finally {
-      tmp.cleanup();
-    }
+        PRAGMA user_version = 6;`,
+      (path, recs, seqs) => {
+        const j = openJournal(path, {});
+        expect(j.objectHistory(sel).map(r => r.object)).toEqual(recs.map(r => r.object));
+        expect(j.objectAt(sel, { time: recs[1].observedAt }).record?.object).toEqual(
+          recs[1].object,
+        );
+        expect(j.fsck().problems).toEqual([]);
+        j.close();
+        const { sql, times } = layout(path);
+        expect(sql).toContain(`seq >> ${OBJECT_BUCKET_SHIFT}`);
+        expect(times).toEqual(
+          seqs.map((s, i) => ({
+            k: s >> OBJECT_BUCKET_SHIFT,
+            min_observed: Date.parse(recs[i].observedAt),
+          })),
+        );
+      },
+    );
   });
 });

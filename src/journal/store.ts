@@ -108,20 +108,19 @@ export class Store {
 
   /** Like prep, but the statement returns rows as arrays (kept apart from prep's object-mode one). */
   prepRaw(sql: string): Database.Statement {
-    let st = this.statements.get(`raw:${sql}`);
-    if (!st) {
-      st = this.db.prepare(sql).raw(true);
-      this.statements.set(`raw:${sql}`, st);
-    }
-    return st;
+    return this.cached(`raw:${sql}`, () => this.db.prepare(sql).raw(true));
   }
 
   /** A prepared statement for sql, compiled once per connection (readers build few distinct shapes). */
   prep(sql: string): Database.Statement {
-    let st = this.statements.get(sql);
+    return this.cached(sql, () => this.db.prepare(sql));
+  }
+
+  private cached(key: string, make: () => Database.Statement): Database.Statement {
+    let st = this.statements.get(key);
     if (!st) {
-      st = this.db.prepare(sql);
-      this.statements.set(sql, st);
+      st = make();
+      this.statements.set(key, st);
     }
     return st;
   }
@@ -149,17 +148,20 @@ export class Store {
 
   /** Re-reads the stream registry (after a rolled-back transaction or another writer's append). */
   reloadStreams(): void {
-    this.topStream = this.prep("SELECT max(id) FROM streams").pluck().get() as number | null;
     this.streams.clear();
     this.streamsById.clear();
-    // Readers call this before every query, so the statement is compiled once.
     const rows = this.prep("SELECT id, stream_id, cluster_id, version FROM streams").all() as {
       id: number;
       stream_id: string;
       cluster_id: string;
       version: string;
     }[];
-    for (const r of rows) this.remember(r.id, r.stream_id, r.cluster_id, r.version);
+    let top: number | null = null;
+    for (const r of rows) {
+      this.remember(r.id, r.stream_id, r.cluster_id, r.version);
+      if (top === null || r.id > top) top = r.id;
+    }
+    this.topStream = top;
   }
 
   private remember(id: number, streamId: string, clusterId: string, version: string): StreamRow {
