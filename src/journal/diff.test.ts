@@ -1,20 +1,63 @@
 import fc from "fast-check";
-import { applyPatch } from "fast-json-patch";
+import { applyPatch, type Operation } from "fast-json-patch";
 import { fromTuples } from "./codec";
 import { diffTuples } from "./diff";
 
 const clone = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
 
+// fast-json-patch refuses every op on a "__proto__" key (the codec stores such versions whole), so
+// the property checks those ops with the key renamed to one fast-json-patch accepts. That still
+// tests the diff's own-key handling of "__proto__", which a filtered generator would skip.
+const PROTO = "__proto__";
+const STAND_IN = "\u0000proto\u0000";
+
+function rename(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(rename);
+  if (v === null || typeof v !== "object") return v;
+  // Object.entries and fromEntries treat "__proto__" as an own data key, never as the prototype.
+  return Object.fromEntries(
+    Object.entries(v).map(([k, x]) => [k === PROTO ? STAND_IN : k, rename(x)]),
+  );
+}
+
+function renameOp(op: Operation): Operation {
+  const path = op.path
+    .split("/")
+    .map(s => (s === PROTO ? STAND_IN : s))
+    .join("/");
+  return "value" in op ? { ...op, path, value: rename(op.value) } : { ...op, path };
+}
+
+function keysOf(v: unknown, out: Set<string>): Set<string> {
+  if (v !== null && typeof v === "object")
+    for (const [k, x] of Object.entries(v)) {
+      out.add(k);
+      keysOf(x, out);
+    }
+  return out;
+}
+
 describe("diffTuples", () => {
   it("emits RFC 6902 ops that fast-json-patch applies to turn any JSON value into any other", () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+      fc.property(fc.jsonValue(), fc.jsonValue(), (a0, b0) => {
+        // Compare what JSON keeps (it has no -0).
+        const [a, b] = [clone(a0), clone(b0)];
+        const keys = keysOf(b, keysOf(a, new Set()));
+        fc.pre(!keys.has(STAND_IN));
         const ops = fromTuples(clone(diffTuples(a, b)) as ReturnType<typeof diffTuples>);
-        const out = applyPatch(clone(a), ops, true, true).newDocument;
-        expect(out).toEqual(clone(b));
+        const out = applyPatch(rename(a), ops.map(renameOp), true, true).newDocument;
+        expect(out).toEqual(rename(b));
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
+  });
+
+  it("sees a __proto__ member as an ordinary own key", () => {
+    const withProto = JSON.parse('{"a":1,"__proto__":[2]}') as unknown;
+    expect(diffTuples({ a: 1 }, withProto)).toEqual([[1, "/__proto__", [2]]]);
+    expect(diffTuples(withProto, { a: 1 })).toEqual([[2, "/__proto__"]]);
+    expect(diffTuples(withProto, clone(withProto))).toEqual([]);
   });
 
   it("stores a resourceVersion bump and repeated timestamps compactly", () => {
