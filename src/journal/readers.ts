@@ -116,51 +116,111 @@ function ms(iso: string, what: string): number {
   return v;
 }
 
+/**
+ * Up to this many matching objects, an event query walks their rows through the object index;
+ * past it the matches are dense enough that a scan in seq order fills a page sooner.
+ */
+const INDEXED_OBJECTS_MAX = 64;
+
+type Filter = { where: string[]; args: unknown[] };
+
+function filter(): Filter {
+  return { where: [], args: [] };
+}
+
+function add(f: Filter, clause: string, ...values: unknown[]): void {
+  f.where.push(clause);
+  f.args.push(...values);
+}
+
+/** Ids of the objects a kind/namespace/name query names, at most limit + 1 of them. */
+function queriedObjects(store: Store, q: EventQuery, limit: number): number[] {
+  const f = filter();
+  if (q.clusterId) add(f, "cluster_id = ?", q.clusterId);
+  if (q.kind) add(f, "kind = ?", q.kind);
+  if (q.namespace !== undefined) add(f, "namespace = ?", q.namespace);
+  if (q.name) add(f, "name = ?", q.name);
+  return store
+    .prep(`SELECT id FROM objects WHERE ${f.where.join(" AND ")} ORDER BY id LIMIT ?`)
+    .pluck()
+    .all(...f.args, limit + 1) as number[];
+}
+
+/**
+ * The first `want` rows after seq `after` of a few objects, found bucket by bucket through the
+ * object index. The window of buckets doubles while it comes back short, so a busy object costs
+ * one small window and a rare one a handful of statements however long the journal is.
+ */
+function rowsOfObjects(
+  store: Store,
+  ids: number[],
+  rowFilter: Filter,
+  after: number,
+  want: number,
+): RecordRow[] {
+  const range = store.buckets.range(after + 1, Number.MAX_SAFE_INTEGER);
+  if (!range) return [];
+  const idList = ids.map(() => "?").join(",");
+  const stmt = store.prepRaw(
+    `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k
+       AND r.object IN (${idList}) WHERE ${["r.seq > ?", ...rowFilter.where].join(" AND ")}
+       ORDER BY r.seq LIMIT ?`,
+  );
+  const out: RecordRow[] = [];
+  for (let lo = range[0], width = 1; lo <= range[1] && out.length < want; lo += width, width *= 2) {
+    const hi = Math.min(range[1], lo + width - 1);
+    const rows = stmt.all(lo, hi, ...ids, after, ...rowFilter.args, want - out.length) as RawRow[];
+    for (const r of rows) out.push(fromRaw(r));
+  }
+  return out;
+}
+
 /** Pages through records in ingest order with optional filters. */
 export function queryEvents(store: Store, q: EventQuery): EventPage {
   store.refreshStreams();
-  const where: string[] = ["r.seq > ?"];
-  const args: unknown[] = [q.cursor ? decodeCursor(q.cursor) : 0];
-  let join = "";
+  const after = q.cursor ? decodeCursor(q.cursor) : 0;
+  const limit = Math.min(Math.max(q.limit ?? DEFAULT_LIMIT, 1), MAX_LIMIT);
+  // Filters on the record row itself; cluster and object filters differ by the path taken.
+  const rf = filter();
   if (q.streamId) {
     const s = store.streamsById.get(q.streamId);
     if (!s) return { records: [], nextCursor: null };
-    where.push("r.stream = ?");
-    args.push(s.id);
+    add(rf, "r.stream = ?", s.id);
   }
-  if (q.clusterId) {
-    join += " JOIN streams s ON s.id = r.stream";
-    where.push("(s.cluster_id = ? OR s.stream_id = '*')");
-    args.push(q.clusterId);
+  if (q.since) add(rf, "r.observed_at >= ?", ms(q.since, "since"));
+  if (q.until) add(rf, "r.observed_at <= ?", ms(q.until, "until"));
+  if (q.types && q.types.length > 0)
+    add(rf, `r.type IN (${q.types.map(() => "?").join(",")})`, ...q.types.map(code));
+
+  let rows: RecordRow[];
+  const byObject = Boolean(q.kind || q.namespace !== undefined || q.name);
+  const ids = byObject ? queriedObjects(store, q, INDEXED_OBJECTS_MAX) : [];
+  if (byObject && ids.length === 0) return { records: [], nextCursor: null };
+  if (byObject && ids.length <= INDEXED_OBJECTS_MAX) {
+    rows = rowsOfObjects(store, ids, rf, after, limit + 1);
+  } else {
+    const f = filter();
+    let join = "";
+    add(f, "r.seq > ?", after);
+    if (byObject) {
+      // Many objects match: the objects' own filter (cluster included) goes into a join.
+      join = " JOIN objects o ON o.id = r.object";
+      if (q.clusterId) add(f, "o.cluster_id = ?", q.clusterId);
+      if (q.kind) add(f, "o.kind = ?", q.kind);
+      if (q.namespace !== undefined) add(f, "o.namespace = ?", q.namespace);
+      if (q.name) add(f, "o.name = ?", q.name);
+    } else if (q.clusterId) {
+      join = " JOIN streams s ON s.id = r.stream";
+      add(f, "(s.cluster_id = ? OR s.stream_id = '*')", q.clusterId);
+    }
+    f.where.push(...rf.where);
+    f.args.push(...rf.args);
+    rows = store
+      .prep(
+        `SELECT ${COLS} FROM records r${join} WHERE ${f.where.join(" AND ")} ORDER BY r.seq LIMIT ?`,
+      )
+      .all(...f.args, limit + 1) as RecordRow[];
   }
-  if (q.kind || q.namespace !== undefined || q.name) {
-    join += " JOIN objects o ON o.id = r.object";
-    const add = (clause: string, v: unknown): void => {
-      where.push(clause);
-      args.push(v);
-    };
-    if (q.kind) add("o.kind = ?", q.kind);
-    if (q.namespace !== undefined) add("o.namespace = ?", q.namespace);
-    if (q.name) add("o.name = ?", q.name);
-  }
-  if (q.since) {
-    where.push("r.observed_at >= ?");
-    args.push(ms(q.since, "since"));
-  }
-  if (q.until) {
-    where.push("r.observed_at <= ?");
-    args.push(ms(q.until, "until"));
-  }
-  if (q.types && q.types.length > 0) {
-    where.push(`r.type IN (${q.types.map(() => "?").join(",")})`);
-    args.push(...q.types.map(code));
-  }
-  const limit = Math.min(Math.max(q.limit ?? DEFAULT_LIMIT, 1), MAX_LIMIT);
-  const rows = store
-    .prep(
-      `SELECT ${COLS} FROM records r${join} WHERE ${where.join(" AND ")} ORDER BY r.seq LIMIT ?`,
-    )
-    .all(...args, limit + 1) as RecordRow[];
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const records = page.map(r =>
