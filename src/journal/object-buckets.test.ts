@@ -185,6 +185,10 @@ describe("object index migrations", () => {
     const check = new Database(path, { readonly: true });
     try {
       expect(check.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      // v8's name index over object identities is built for files that predate it.
+      expect(
+        check.prepare("SELECT 1 FROM sqlite_master WHERE name='objects_name'").pluck().get(),
+      ).toBe(1);
       const sql = check
         .prepare("SELECT sql FROM sqlite_master WHERE name='records_object'")
         .pluck()
@@ -227,6 +231,7 @@ describe("object index migrations", () => {
     withOldFile(
       `DROP INDEX records_object;
         DROP TABLE bucket_times;
+        DROP INDEX objects_name;
         CREATE INDEX records_object ON records(object) WHERE object IS NOT NULL;
         PRAGMA user_version = 4;`,
       (path, recs) => {
@@ -251,6 +256,7 @@ describe("object index migrations", () => {
         INSERT INTO bucket_times (k, min_observed)
           SELECT seq >> 15, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
         UPDATE meta SET value = (SELECT max(seq) FROM records) WHERE key = 'last_seq';
+        DROP INDEX objects_name;
         PRAGMA user_version = 6;`,
       (path, recs, seqs) => {
         const j = openJournal(path, {});
