@@ -133,15 +133,20 @@ function add(f: Filter, clause: string, ...values: unknown[]): void {
   f.args.push(...values);
 }
 
-/** Ids of the objects a kind/namespace/name query names, at most limit + 1 of them. */
-function queriedObjects(store: Store, q: EventQuery, limit: number): number[] {
+/** The identity filter (cluster included) of a kind/namespace/name query, on objects aliased o. */
+function objectFilter(q: EventQuery): Filter {
   const f = filter();
-  if (q.clusterId) add(f, "cluster_id = ?", q.clusterId);
-  if (q.kind) add(f, "kind = ?", q.kind);
-  if (q.namespace !== undefined) add(f, "namespace = ?", q.namespace);
-  if (q.name) add(f, "name = ?", q.name);
+  if (q.clusterId) add(f, "o.cluster_id = ?", q.clusterId);
+  if (q.kind) add(f, "o.kind = ?", q.kind);
+  if (q.namespace !== undefined) add(f, "o.namespace = ?", q.namespace);
+  if (q.name) add(f, "o.name = ?", q.name);
+  return f;
+}
+
+/** Ids of the objects f selects, at most limit + 1 of them. */
+function objectsOf(store: Store, f: Filter, limit: number): number[] {
   return store
-    .prep(`SELECT id FROM objects WHERE ${f.where.join(" AND ")} ORDER BY id LIMIT ?`)
+    .prep(`SELECT o.id FROM objects o WHERE ${f.where.join(" AND ")} ORDER BY o.id LIMIT ?`)
     .pluck()
     .all(...f.args, limit + 1) as number[];
 }
@@ -193,22 +198,19 @@ export function queryEvents(store: Store, q: EventQuery): EventPage {
     add(rf, `r.type IN (${q.types.map(() => "?").join(",")})`, ...q.types.map(code));
 
   let rows: RecordRow[];
-  const byObject = Boolean(q.kind || q.namespace !== undefined || q.name);
-  const ids = byObject ? queriedObjects(store, q, INDEXED_OBJECTS_MAX) : [];
-  if (byObject && ids.length === 0) return { records: [], nextCursor: null };
-  if (byObject && ids.length <= INDEXED_OBJECTS_MAX) {
+  const of = q.kind || q.namespace !== undefined || q.name ? objectFilter(q) : null;
+  const ids = of ? objectsOf(store, of, INDEXED_OBJECTS_MAX) : [];
+  if (of && ids.length === 0) return { records: [], nextCursor: null };
+  if (of && ids.length <= INDEXED_OBJECTS_MAX) {
     rows = rowsOfObjects(store, ids, rf, after, limit + 1);
   } else {
     const f = filter();
     let join = "";
     add(f, "r.seq > ?", after);
-    if (byObject) {
-      // Many objects match: the objects' own filter (cluster included) goes into a join.
+    if (of) {
+      // Many objects match: their identity filter goes into a join instead of an id list.
       join = " JOIN objects o ON o.id = r.object";
-      if (q.clusterId) add(f, "o.cluster_id = ?", q.clusterId);
-      if (q.kind) add(f, "o.kind = ?", q.kind);
-      if (q.namespace !== undefined) add(f, "o.namespace = ?", q.namespace);
-      if (q.name) add(f, "o.name = ?", q.name);
+      add(f, of.where.join(" AND "), ...of.args);
     } else if (q.clusterId) {
       join = " JOIN streams s ON s.id = r.stream";
       add(f, "(s.cluster_id = ? OR s.stream_id = '*')", q.clusterId);
