@@ -127,9 +127,9 @@ const MIGRATIONS: string[] = [
   INSERT INTO bucket_times (k, min_observed)
     SELECT ${OBJECT_BUCKET}, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
   `,
-  // v8: an event query or search by name looked the name up by scanning every identity ever
-  // recorded, and the identities of a busy cluster's pods grow without bound. One entry per
-  // object, written once when the object is first seen, so appends do not notice it.
+  // v8: an event query by name found its objects by scanning every identity ever recorded, and
+  // the identities of a busy cluster's pods grow without bound. One entry per object, written once
+  // when the object is first seen, so appends do not notice it.
   `
   CREATE INDEX IF NOT EXISTS objects_name ON objects(name);
   `,
