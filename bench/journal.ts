@@ -6,7 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../src/event";
 import { openJournal } from "../src/journal";
-import { checkpointsOf } from "../src/journal/testing";
+import { checkpointsOf } from "../test/support/journal-fixtures";
 import { Workload } from "./lib-kube-workload";
 
 const BATCH = 500;

@@ -1,7 +1,7 @@
 // Deterministic synthetic Kubernetes churn for benchmarks: Deployments with status churn,
 // ConfigMap edits and Pod phase changes, generated batch by batch so memory stays flat.
 import { eventRecord, type JournalRecord, type KubeObject, type StreamKey } from "../src/event";
-import { deployment } from "../src/journal/testing";
+import { deployment } from "../test/support/journal-fixtures";
 
 /** A small seeded PRNG (mulberry32), so raw and journal runs see identical input. */
 export function rng(seed: number): () => number {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { streamIdOf } from "../src/event";
 import { openJournal } from "../src/journal";
-import { tempJournalPath } from "../src/journal/testing";
+import { tempJournalPath } from "../test/support/journal-fixtures";
 import { KubeClient, loadKubeConfig } from "../src/kube/client";
 import { clusterIdentity } from "../src/watch/cluster-identity";
 import { Supervisor } from "../src/watch/supervisor";

@@ -14,7 +14,7 @@ import {
   type CodecOptions,
 } from "./codec";
 import { openJournal } from "./index";
-import { at, deployment, streamKey, tempJournalPath } from "./testing";
+import { at, deployment, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
 
 const opts: CodecOptions = { keyframeEvery: 5, deflateMinBytes: 64 };
 const norm = (v: unknown): unknown => JSON.parse(JSON.stringify(v));

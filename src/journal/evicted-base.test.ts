@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { eventRecord, type JournalRecord } from "../event";
 import { ENC_MASK, ENC_PATCH } from "./codec";
 import { openJournal } from "./index";
-import { at, deployment, streamKey, tempJournalPath } from "./testing";
+import { at, deployment, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
 
 const stream = streamKey("deployments", "apps", "v1", "shop");
 

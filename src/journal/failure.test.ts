@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { batchRecords, BATCH } from "../../test/fixtures/journal/append-child";
 import { openJournal } from "./index";
-import { tempJournalPath } from "./testing";
+import { tempJournalPath } from "../../test/support/journal-fixtures";
 
 const ROOT = join(__dirname, "..", "..");
 const CHILD = join(ROOT, "test", "fixtures", "journal", "append-child.ts");

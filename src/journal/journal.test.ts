@@ -8,7 +8,13 @@ import {
   type JournalRecord,
 } from "../event";
 import { openJournal } from "./index";
-import { at, configMap, deployment, streamKey, tempJournalPath } from "./testing";
+import {
+  at,
+  configMap,
+  deployment,
+  streamKey,
+  tempJournalPath,
+} from "../../test/support/journal-fixtures";
 import { JournalError, type Journal } from "./types";
 
 const deploys = streamKey("deployments", "apps", "v1", "shop");

@@ -5,7 +5,7 @@ import { eventRecord, type JournalRecord } from "../event";
 import { ENC_BITS, ENC_KEYFRAME, ENC_MASK, ENC_PATCH } from "./codec";
 import { diffTuples } from "./diff";
 import { openJournal } from "./index";
-import { at, deployment, streamKey, tempJournalPath } from "./testing";
+import { at, deployment, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
 
 const stream = streamKey("deployments", "apps", "v1", "shop");
 const sel = { clusterId: "test", kind: "Deployment", namespace: "shop", name: "web" };

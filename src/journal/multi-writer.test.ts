@@ -1,6 +1,6 @@
 import { eventRecord } from "../event";
 import { openJournal } from "./index";
-import { at, deployment, streamKey, tempJournalPath } from "./testing";
+import { at, deployment, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
 
 const deploys = streamKey("deployments", "apps", "v1", "shop");
 const sel = { clusterId: "test", kind: "Deployment", namespace: "shop", name: "web" };

@@ -7,7 +7,14 @@ import { snapshot } from "../materialize";
 import { JournalReader } from "../materialize/reader";
 import { openJournal, type Journal } from "./index";
 import { OBJECT_BUCKET_SHIFT, SCHEMA_VERSION } from "./schema-sql";
-import { at, checkpointsOf, configMap, deployment, streamKey, tempJournalPath } from "./testing";
+import {
+  at,
+  checkpointsOf,
+  configMap,
+  deployment,
+  streamKey,
+  tempJournalPath,
+} from "../../test/support/journal-fixtures";
 
 const deployments = streamKey("deployments", "apps", "v1");
 const configmaps = streamKey("configmaps");

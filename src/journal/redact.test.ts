@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { eventRecord } from "../event";
 import { openJournal } from "./index";
 import { digestValue, redactObject, REDACTED_PREFIX, type RedactPolicy } from "./redact";
-import { at, configMap, streamKey, tempJournalPath } from "./testing";
+import { at, configMap, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
 
 const policy: RedactPolicy = {
   kinds: new Set(["Credential"]),

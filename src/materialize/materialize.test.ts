@@ -7,7 +7,7 @@ import {
   type StreamKey,
 } from "../event";
 import { openJournal, type Journal } from "../journal";
-import { at, tempJournalPath } from "../journal/testing";
+import { at, tempJournalPath } from "../../test/support/journal-fixtures";
 import { diff } from "./diff";
 import { objectAt } from "./object-at";
 import { search } from "./search";

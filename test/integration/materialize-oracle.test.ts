@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { sharedApiServer, type SharedApiServer } from "../apiserver/shared";
 import type { KubeObject } from "../apiserver/rest";
-import { tempJournalPath } from "../../src/journal/testing";
+import { tempJournalPath } from "../support/journal-fixtures";
 import { diff, snapshot } from "../../src/materialize";
 import { Recorder } from "../../src/watch/recorder";
 import { until } from "./recorder-support";

@@ -6,7 +6,7 @@ import { KubeClient, loadKubeConfig } from "../../src/kube/client";
 import { ApiError } from "../../src/kube/errors";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
 import { Recorder } from "../../src/watch/recorder";
-import { tempJournalPath } from "../../src/journal/testing";
+import { tempJournalPath } from "../support/journal-fixtures";
 import { sharedApiServer } from "../apiserver/shared";
 import { allRecords, cmKey, eventRvs, fastEngine, rig, until, type Rig } from "./recorder-support";
 import {

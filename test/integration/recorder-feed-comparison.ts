@@ -6,7 +6,7 @@ import { K8s, kind } from "kubernetes-fluent-client";
 import { streamIdOf } from "../../src/event";
 import type { JournalRecord } from "../../src/event/schema";
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
-import { tempJournalPath } from "../../src/journal/testing";
+import { tempJournalPath } from "../support/journal-fixtures";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
 import { allRecords, cmKey, rig, until } from "./recorder-support";
 import {

@@ -2,7 +2,7 @@
 import { streamIdOf } from "../../src/event";
 import type { JournalRecord, StreamKey } from "../../src/event/schema";
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
-import { tempJournalPath } from "../../src/journal/testing";
+import { tempJournalPath } from "../support/journal-fixtures";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
 import { startApiServer, type ApiServer } from "../apiserver";
 import { allRecords, cmKey, fastEngine, rig, until, type Rig } from "./recorder-support";

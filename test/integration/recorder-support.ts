@@ -2,7 +2,7 @@
 import type { JournalRecord, StreamKey } from "../../src/event/schema";
 import type { Journal } from "../../src/journal/types";
 import { openJournal } from "../../src/journal";
-import { tempJournalPath } from "../../src/journal/testing";
+import { tempJournalPath } from "../support/journal-fixtures";
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
 import { Supervisor } from "../../src/watch/supervisor";
 import type { EngineOptions } from "../../src/watch/types";

@@ -1,6 +1,6 @@
 import { baselineRecords, eventRecord, gapRecord, type StreamKey } from "../../event";
 import { openJournal } from "../../journal";
-import { at, configMap, tempJournalPath } from "../../journal/testing";
+import { at, configMap, tempJournalPath } from "../../../test/support/journal-fixtures";
 import { buildCli } from "../main";
 
 const cms: StreamKey = {

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { JournalRecord, KubeObject, StreamKey } from "../event/schema";
-import type { CheckpointAdvance } from "./types";
+import type { JournalRecord, KubeObject, StreamKey } from "../../src/event/schema";
+import type { CheckpointAdvance } from "../../src/journal";
 
 /** Creates a temp dir and returns the journal path inside it plus a cleanup function. */
 export function tempJournalPath(prefix = "krply-journal-"): {
