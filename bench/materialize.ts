@@ -72,15 +72,13 @@ export async function main(args: string[]): Promise<void> {
       `baseline journal.objectAt: ${basePerObject.toFixed(2)} ms/object (${sample.length} objects)`,
     );
 
-    const water = best(2, () =>
-      snapshot(j, BENCH_CLUSTER, end, "bench", { store: false, withoutObjects: true }),
-    );
+    const water = best(2, () => snapshot(j, BENCH_CLUSTER, end, "bench", { withoutObjects: true }));
     console.log(
       `snapshot (watermarks + positions of ${water.value.objectCount} objects): ${fmt(water.ms)} (target < 1000 ms) ` +
         `complete=${water.value.complete}`,
     );
     // Shared machines swing by a third between runs, so each timing is the best of a few.
-    const full = best(3, () => snapshot(j, BENCH_CLUSTER, end, "bench", { store: false }));
+    const full = best(3, () => snapshot(j, BENCH_CLUSTER, end, "bench"));
     const perObj = full.ms / Math.max(1, full.value.objects.length);
     console.log(
       `snapshot (all ${full.value.objects.length} objects materialized): ${fmt(full.ms)} (target < 1000 ms), ` +

@@ -168,7 +168,7 @@ describe("object rows spread over several index buckets", () => {
 
   it("snapshots and the bulk reader see the object at each time", () => {
     for (let i = 0; i < written.length; i++) {
-      const s = snapshot(j, "test", times[i], `t${i}`, { store: false });
+      const s = snapshot(j, "test", times[i], `t${i}`);
       const o = s.objects.find(x => x.name === "web");
       expect(o?.object).toEqual(written[i].object);
     }

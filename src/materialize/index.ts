@@ -2,6 +2,7 @@ export * from "./types";
 export { objectAt, type ObjectRef, type ObjectAtAnswer } from "./object-at";
 export {
   snapshot,
+  recordSnapshot,
   listSnapshots,
   expiredSnapshots,
   snapshotObjects,

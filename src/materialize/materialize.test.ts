@@ -11,7 +11,13 @@ import { at, tempJournalPath } from "../../test/support/journal-fixtures";
 import { diff } from "./diff";
 import { objectAt } from "./object-at";
 import { search } from "./search";
-import { expiredSnapshots, listSnapshots, snapshot, snapshotObjects } from "./snapshot";
+import {
+  expiredSnapshots,
+  listSnapshots,
+  recordSnapshot,
+  snapshot,
+  snapshotObjects,
+} from "./snapshot";
 import { timeline } from "./timeline";
 
 const deploys: StreamKey = {
@@ -170,7 +176,7 @@ describe("materializer over a real journal", () => {
   });
 
   it("a complete snapshot holds every object with per-stream watermarks and is listed", () => {
-    const s = snapshot(j, "c1", at(55), "nightly", { now: () => new Date(at(56)) });
+    const s = recordSnapshot(j, snapshot(j, "c1", at(55), "nightly"), new Date(at(56)));
     expect(s.complete).toBe(true);
     expect(s.missing).toEqual([]);
     expect(s.objects.map(o => o.name).sort()).toEqual(["new", "web"]);
@@ -195,7 +201,7 @@ describe("materializer over a real journal", () => {
       ],
       checkpoints: [],
     });
-    const during = snapshot(j, "c1", at(65), "during", { store: false });
+    const during = snapshot(j, "c1", at(65), "during");
     expect(during.complete).toBe(false);
     expect(during.missing).toEqual([streamIdOf(cms)]);
     expect(during.warnings.join("\n")).toMatch(/gap .*410 Gone/);
@@ -219,7 +225,7 @@ describe("materializer over a real journal", () => {
         kind: "ConfigMap",
       }),
     );
-    const after = snapshot(j, "c1", at(75), "after", { store: false });
+    const after = snapshot(j, "c1", at(75), "after");
     expect(after.complete).toBe(true);
     expect(after.objects.map(o => o.name).sort()).toEqual(["late", "web"]);
     const d = diff(j, "c1", at(55), at(75), { namespace: "shop" });
@@ -231,7 +237,7 @@ describe("materializer over a real journal", () => {
   });
 
   it("a stream without a baseline is missing from the snapshot", () => {
-    const s = snapshot(j, "c1", at(5), "early", { store: false });
+    const s = snapshot(j, "c1", at(5), "early");
     expect(s.complete).toBe(false);
     expect(s.missing.sort()).toEqual([streamIdOf(cms), streamIdOf(deploys)].sort());
     expect(s.objects).toEqual([]);
@@ -267,7 +273,7 @@ describe("materializer over a real journal", () => {
 
   it("keeps only the newest snapshots when asked which expired", () => {
     for (const n of [1, 2, 3])
-      snapshot(j, "c1", at(55), `s${n}`, { now: () => new Date(at(100 + n)) });
+      recordSnapshot(j, snapshot(j, "c1", at(55), `s${n}`), new Date(at(100 + n)));
     expect(expiredSnapshots(listSnapshots(j), 2).map(s => s.name)).toEqual(["s1"]);
   });
   it("says so when the point is before pruned history", () => {
@@ -284,7 +290,7 @@ describe("materializer over a real journal", () => {
     );
     expect(old.prunedBefore).not.toBeNull();
     expect(old.warnings.join("\n")).toMatch(/pruned/);
-    const s = snapshot(j, "c1", at(15), "old", { store: false });
+    const s = snapshot(j, "c1", at(15), "old");
     expect(s.complete).toBe(false);
     expect(s.warnings.join("\n")).toMatch(/pruned; objects at .* cannot be rebuilt/);
     expect(diff(j, "c1", at(15), at(55)).hasGaps).toBe(true);

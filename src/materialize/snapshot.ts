@@ -6,12 +6,8 @@ import { JournalReader } from "./reader";
 import type { MaterializedObject, Snapshot } from "./types";
 
 export interface SnapshotOptions {
-  /** Store the snapshot as a SNAPSHOT record (default true; needs a writable journal). */
-  store?: boolean;
   /** Leave objects out of the answer (the record only keeps watermarks anyway). */
   withoutObjects?: boolean;
-  /** Clock for the record's observedAt. */
-  now?: () => Date;
 }
 
 /**
@@ -60,27 +56,32 @@ export function snapshot(
       objectCount: positions.length,
       objects,
     };
-    if (opts.store ?? true) {
-      const rec = snapshotRecord(
-        clusterId,
-        {
-          name,
-          at: result.at,
-          complete,
-          watermarks,
-          missing,
-          warnings,
-          objectCount: positions.length,
-        },
-        (opts.now?.() ?? new Date()).toISOString(),
-      );
-      journal.append({ records: [rec], checkpoints: [] });
-      result.id = rec.eventId;
-    }
     return result;
   } finally {
     reader.close();
   }
+}
+
+/**
+ * Stores a snapshot as a SNAPSHOT record (its watermarks and completeness, not its objects) and
+ * returns it with the record's id. Reading and recording are separate calls, so a read never appends.
+ */
+export function recordSnapshot(journal: Journal, snap: Snapshot, now = new Date()): Snapshot {
+  const rec = snapshotRecord(
+    snap.clusterId,
+    {
+      name: snap.name,
+      at: snap.at,
+      complete: snap.complete,
+      watermarks: snap.watermarks,
+      missing: snap.missing,
+      warnings: snap.warnings,
+      objectCount: snap.objectCount,
+    },
+    now.toISOString(),
+  );
+  journal.append({ records: [rec], checkpoints: [] });
+  return { ...snap, id: rec.eventId };
 }
 
 /** A stored snapshot as listed: its record id, when it was taken, and its payload. */

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { sharedApiServer, type SharedApiServer } from "../apiserver/shared";
 import type { KubeObject } from "../apiserver/rest";
 import { tempJournalPath } from "../support/journal-fixtures";
-import { diff, snapshot } from "../../src/materialize";
+import { diff, recordSnapshot, snapshot } from "../../src/materialize";
 import { Recorder } from "../../src/watch/recorder";
 import { until } from "./recorder-support";
 
@@ -209,7 +209,7 @@ it("rebuilds the server's exact state at each of 20 pauses, resource by resource
   expect(revision.compactedRevision).toBeLessThan(Number(pauses[0].x));
   let compared = 0;
   for (const [i, pause] of pauses.entries()) {
-    const snap = snapshot(journal, clusterId, pause.t, `oracle-${i}`);
+    const snap = recordSnapshot(journal, snapshot(journal, clusterId, pause.t, `oracle-${i}`));
     expect({ pause: i, complete: snap.complete, missing: snap.missing }).toEqual({
       pause: i,
       complete: true,

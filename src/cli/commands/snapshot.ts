@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { listSnapshots, snapshot, type Snapshot } from "../../materialize";
+import { listSnapshots, recordSnapshot, snapshot, type Snapshot } from "../../materialize";
 import { printAnswer, table } from "../output";
 import { optionsOf, parseTimeFlag, resolveCluster, shortStream, withJournal } from "./common";
 
@@ -34,10 +34,10 @@ export function registerSnapshot(program: Command): void {
         const at = parseTimeFlag(flags.at, "--at");
         withJournal(opts, flags.record, j => {
           const cluster = resolveCluster(j, opts.cluster);
-          const s = snapshot(j, cluster, at, flags.name ?? `manual-${at}`, {
+          const taken = snapshot(j, cluster, at, flags.name ?? `manual-${at}`, {
             withoutObjects: !flags.objects,
-            store: flags.record,
           });
+          const s = flags.record ? recordSnapshot(j, taken) : taken;
           printAnswer(opts, { data: s, warnings: s.warnings }, render);
         });
       },
