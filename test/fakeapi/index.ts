@@ -22,6 +22,11 @@ export interface FakeApi {
   url: string;
   /** A kubeconfig pointing at the fake with a bearer token. */
   kubeconfig: string;
+  /**
+   * The same with insecure-skip-tls-verify set. client-node, and so kubernetes-fluent-client, refuses an
+   * http:// server without it, though no TLS is involved.
+   */
+  insecureKubeconfig: string;
   requests: SeenRequest[];
   /** Queues answers to LIST requests, used in order. */
   onList(...r: Responder[]): void;
@@ -104,6 +109,26 @@ export function chunks(
   };
 }
 
+/** One step of a scripted response: bytes to write, or a wait until the test says to go on. */
+export type Step = string | Buffer | (() => Promise<unknown>);
+
+/**
+ * Writes the steps in order, awaiting each function step before the next write. A wait between two
+ * writes makes them arrive as separate chunks, and lets the test decide what the client has done
+ * before the next bytes reach it, without relying on timing.
+ */
+export function steps(script: Step[], opts: { keepOpen?: boolean } = {}): Responder {
+  return async res => {
+    res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    res.flushHeaders();
+    for (const s of script) {
+      if (typeof s === "function") await s();
+      else res.write(s);
+    }
+    if (!opts.keepOpen) res.end();
+  };
+}
+
 /** Writes the text, then destroys the socket after `cutAt` bytes of it: a connection lost mid-event. */
 export function cutAfter(text: string, cutAt: number): Responder {
   return async res => {
@@ -165,13 +190,15 @@ export async function startFakeApi(): Promise<FakeApi> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const dir = mkdtempSync(join(tmpdir(), "krply-fakeapi-"));
   const kubeconfig = join(dir, "kubeconfig");
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: ${url}\nusers:\n- name: u\n  user:\n    token: fake-token\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: u\ncurrent-context: fake\n`,
-  );
+  const config = (clusterExtra: string) =>
+    `apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: ${url}\n${clusterExtra}users:\n- name: u\n  user:\n    token: fake-token\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: u\ncurrent-context: fake\n`;
+  writeFileSync(kubeconfig, config(""));
+  const insecureKubeconfig = join(dir, "kubeconfig-insecure");
+  writeFileSync(insecureKubeconfig, config("    insecure-skip-tls-verify: true\n"));
   return {
     url,
     kubeconfig,
+    insecureKubeconfig,
     requests,
     onList: (...r) => lists.push(...r),
     onWatch: (...r) => watches.push(...r),
