@@ -3,18 +3,18 @@ import { existsSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../event/schema";
 import { logger } from "../log/logger";
-import { LruCache, type CachedVersion, type KeyframePosition } from "./cache";
-import type { CodecOptions } from "./codec";
-import { loadIdFilter } from "./dedup";
+import { LruCache, type CachedVersion, type KeyframePosition } from "./store/cache";
+import type { CodecOptions } from "./codec/codec";
+import { loadIdFilter } from "./write/dedup";
 import { toJournalError } from "./errors";
-import { runFsck } from "./fsck";
-import { gapsWithResolution, objectAt } from "./object-at";
-import { packId, typeCode } from "./rows";
-import { controlRecords, listStreams, objectHistory, queryEvents } from "./readers";
-import type { RedactPolicy } from "./redact";
-import { Retention } from "./retention";
-import { migrate } from "./schema-sql";
-import { Store } from "./store";
+import { runFsck } from "./maintain/fsck";
+import { gapsWithResolution, objectAt } from "./read/object-at";
+import { packId, typeCode } from "./store/rows";
+import { controlRecords, listStreams, objectHistory, queryEvents } from "./read/readers";
+import type { RedactPolicy } from "./write/redact";
+import { Retention } from "./maintain/retention";
+import { migrate } from "./store/schema";
+import { Store } from "./store/store";
 import {
   JournalError,
   type AppendBatch,
@@ -30,7 +30,12 @@ import {
   type StreamInfo,
   type StreamState,
 } from "./types";
-import { appendInTxn, writerStatements, type WriterState, type WriterStatements } from "./writer";
+import {
+  appendInTxn,
+  writerStatements,
+  type WriterState,
+  type WriterStatements,
+} from "./write/append";
 
 const log = logger("journal");
 

@@ -2,8 +2,8 @@
 // must keep reading back after the upgrade, and the writer must not diff against them blindly.
 import Database from "better-sqlite3";
 import { eventRecord, type JournalRecord } from "../event";
-import { ENC_BITS, ENC_KEYFRAME, ENC_MASK, ENC_PATCH } from "./codec";
-import { diffTuples } from "./diff";
+import { ENC_BITS, ENC_KEYFRAME, ENC_MASK, ENC_PATCH } from "./codec/codec";
+import { diffTuples } from "./codec/delta";
 import { openJournal } from "./index";
 import { at, deployment, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
 

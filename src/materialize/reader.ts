@@ -4,10 +4,10 @@
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../event/schema";
 import { DEFAULTS } from "../journal/journal";
-import { decodeRow, type Meta } from "../journal/rows";
-import { latestAtTime } from "../journal/object-at";
-import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "../journal/schema-sql";
-import { Store, type BodyRow, type RecordRow } from "../journal/store";
+import { decodeRow, type Meta } from "../journal/store/rows";
+import { latestAtTime } from "../journal/read/object-at";
+import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "../journal/store/schema";
+import { Store, type BodyRow, type RecordRow } from "../journal/store/store";
 
 const BASELINE = TYPE_CODES.indexOf("baseline");
 const DELETED = WATCH_CODES.indexOf("DELETED");

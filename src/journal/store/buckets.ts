@@ -2,7 +2,7 @@
 // object are found bucket by bucket: newest first for "the version at T", all at once (BUCKETS_CTE)
 // for a history. bucket_times (schema v6) lets a look-up "as of T" skip buckets observed later.
 import type Database from "better-sqlite3";
-import { OBJECT_BUCKET_SHIFT } from "./schema-sql";
+import { OBJECT_BUCKET_SHIFT } from "./schema";
 
 type Bounds = { lo: number | null; hi: number | null };
 

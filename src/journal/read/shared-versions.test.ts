@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { applyPatch, type Operation } from "fast-json-patch";
-import { fromTuples } from "./codec";
-import { diffTuples } from "./diff";
+import { fromTuples } from "../codec/codec";
+import { diffTuples } from "../codec/delta";
 import { applyCopyOnWrite } from "./shared-versions";
 
 const clone = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;

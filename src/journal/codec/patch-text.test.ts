@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { OpTuple } from "./diff";
+import type { OpTuple } from "./delta";
 import { linesToTuples, tuplesToLines } from "./patch-text";
 
 const path = fc.string({ maxLength: 12, unit: "binary" });

@@ -1,8 +1,8 @@
-import type { JournalRecord, RecordType } from "../event/schema";
-import { decodeRow } from "./rows";
+import type { JournalRecord, RecordType } from "../../event/schema";
+import { decodeRow } from "../store/rows";
 import { sharedVersion } from "./shared-versions";
-import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "./schema-sql";
-import type { RecordRow, Store } from "./store";
+import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "../store/schema";
+import type { RecordRow, Store } from "../store/store";
 import {
   JournalError,
   type EventPage,
@@ -10,7 +10,7 @@ import {
   type ObjectSelector,
   type StreamInfo,
   type StreamState,
-} from "./types";
+} from "../types";
 
 // Packed ids and hashes come back as hex text: a Buffer per column per row, only to be turned into
 // hex in JavaScript, cost more than the rest of the row. Text ids and hashes stay as they are.

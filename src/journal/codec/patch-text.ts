@@ -3,7 +3,7 @@
 // one-digit op code, the path as is, and the value as JSON after a \u0001. JSON output never holds a
 // raw newline or \u0001 (it escapes control characters), so only paths need checking; a patch with
 // such a path keeps the JSON form.
-import type { OpTuple } from "./diff";
+import type { OpTuple } from "./delta";
 
 const SEP = "\u0001";
 

@@ -1,10 +1,10 @@
 import { readFileSync, existsSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
-import { eventRecord } from "../event";
-import { openJournal } from "./index";
+import { eventRecord } from "../../event";
+import { openJournal } from "../index";
 import { digestValue, redactObject, REDACTED_PREFIX, type RedactPolicy } from "./redact";
-import { at, configMap, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
+import { at, configMap, streamKey, tempJournalPath } from "../../../test/support/journal-fixtures";
 
 const policy: RedactPolicy = {
   kinds: new Set(["Credential"]),

@@ -2,11 +2,11 @@
 // bucket by bucket. These tests spread one object's versions over three buckets (2^15 seqs each)
 // with filler records in between, and check every reader and the writer's own look-ups across them.
 import Database from "better-sqlite3";
-import { eventRecord, streamIdOf, type JournalRecord } from "../event";
-import { snapshot } from "../materialize";
-import { JournalReader } from "../materialize/reader";
-import { openJournal, type Journal } from "./index";
-import { OBJECT_BUCKET_SHIFT, SCHEMA_VERSION } from "./schema-sql";
+import { eventRecord, streamIdOf, type JournalRecord } from "../../event";
+import { snapshot } from "../../materialize";
+import { JournalReader } from "../../materialize/reader";
+import { openJournal, type Journal } from "../index";
+import { OBJECT_BUCKET_SHIFT, SCHEMA_VERSION } from "./schema";
 import {
   at,
   checkpointsOf,
@@ -14,7 +14,7 @@ import {
   deployment,
   streamKey,
   tempJournalPath,
-} from "../../test/support/journal-fixtures";
+} from "../../../test/support/journal-fixtures";
 
 const deployments = streamKey("deployments", "apps", "v1");
 const configmaps = streamKey("configmaps");

@@ -1,8 +1,15 @@
-import { objectHash } from "../event/ids";
-import { applyPatchBody, ENC_KEYFRAME, ENC_MASK, ENC_PATCH, ENC_STAR, keyframeText } from "./codec";
-import { SCHEMA_VERSION } from "./schema-sql";
-import type { Store } from "./store";
-import type { FsckReport } from "./types";
+import { objectHash } from "../../event/ids";
+import {
+  applyPatchBody,
+  ENC_KEYFRAME,
+  ENC_MASK,
+  ENC_PATCH,
+  ENC_STAR,
+  keyframeText,
+} from "../codec/codec";
+import { SCHEMA_VERSION } from "../store/schema";
+import type { Store } from "../store/store";
+import type { FsckReport } from "../types";
 
 const MAX_PROBLEMS = 100;
 

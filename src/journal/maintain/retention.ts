@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
-import { recordIdFor } from "../event/ids";
-import type { JournalRecord } from "../event/schema";
-import { logger } from "../log/logger";
+import { recordIdFor } from "../../event/ids";
+import type { JournalRecord } from "../../event/schema";
+import { logger } from "../../log/logger";
 import {
   encodeKeyframe,
   encodeObject,
@@ -11,11 +11,11 @@ import {
   type BaseVersion,
   type CodecOptions,
   type EncodedBody,
-} from "./codec";
-import { packId } from "./rows";
-import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
-import type { Store } from "./store";
-import type { RetentionOptions } from "./types";
+} from "../codec/codec";
+import { packId } from "../store/rows";
+import { TYPE_CODES, WATCH_CODES } from "../store/schema";
+import type { Store } from "../store/store";
+import type { RetentionOptions } from "../types";
 
 const log = logger("journal.retention");
 const T = (t: JournalRecord["type"]): number => TYPE_CODES.indexOf(t);

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import { parseStreamId } from "../event/stream-id";
-import type { StreamKey } from "../event/schema";
+import { parseStreamId } from "../../event/stream-id";
+import type { StreamKey } from "../../event/schema";
 import { IdentityIds } from "./identity-ids";
 import { LruCache, type KeyframePosition } from "./cache";
 import {
@@ -11,9 +11,9 @@ import {
   ENC_STAR,
   keyframeText,
   type BaseVersion,
-} from "./codec";
+} from "../codec/codec";
 import { ObjectBuckets } from "./buckets";
-import { BUCKETS_CTE, OBJECT_BUCKET } from "./schema-sql";
+import { BUCKETS_CTE, OBJECT_BUCKET } from "./schema";
 
 export interface StreamRow {
   id: number;

@@ -1,7 +1,7 @@
-import type { JournalRecord, ResourceRef } from "../event/schema";
-import { ENC_KEYFRAME, ENC_MASK, ENC_NONE, reconstruct } from "./codec";
-import { isoFromMs } from "./iso-time";
-import { TYPE_CODES, WATCH_CODES } from "./schema-sql";
+import type { JournalRecord, ResourceRef } from "../../event/schema";
+import { ENC_KEYFRAME, ENC_MASK, ENC_NONE, reconstruct } from "../codec/codec";
+import { isoFromMs } from "../codec/iso-time";
+import { TYPE_CODES, WATCH_CODES } from "./schema";
 import type { RecordRow, Store } from "./store";
 
 export const FLAG_SYNTHETIC = 8;

@@ -1,4 +1,4 @@
-import type { BaseVersion } from "./codec";
+import type { BaseVersion } from "../codec/codec";
 
 /** An object's current keyframe, kept so its next version can be diffed without a read. */
 export type CachedVersion = BaseVersion;

@@ -1,9 +1,9 @@
-import type { JournalRecord } from "../event/schema";
+import type { JournalRecord } from "../../event/schema";
 import { controlRecords, objectIds } from "./readers";
-import { decodeRow } from "./rows";
-import { OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "./schema-sql";
-import type { RecordRow, Store } from "./store";
-import { JournalError, type ObjectAtResult, type ObjectSelector, type PointInTime } from "./types";
+import { decodeRow } from "../store/rows";
+import { OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "../store/schema";
+import type { RecordRow, Store } from "../store/store";
+import { JournalError, type ObjectAtResult, type ObjectSelector, type PointInTime } from "../types";
 
 const COLS =
   "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base";

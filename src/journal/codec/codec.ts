@@ -1,6 +1,6 @@
 import { applyOperation, type Operation } from "fast-json-patch";
 import { DEFLATE_DICTIONARY } from "./dictionary";
-import { diffTuples, diffTuplesOmittingRv, RV_PATH, type OpTuple } from "./diff";
+import { diffTuples, diffTuplesOmittingRv, RV_PATH, type OpTuple } from "./delta";
 import { linesToTuples, tuplesToLines } from "./patch-text";
 import { rawCodec } from "./zlib-reuse";
 

@@ -3,8 +3,8 @@
 // each copies only the containers its patch touches and shares every other subtree with the one
 // parsed keyframe. The results are for reading; a caller that edits one must clone it first.
 import { applyOperation, type Operation } from "fast-json-patch";
-import { ENC_KEYFRAME, ENC_MASK, ENC_STAR, patchOps } from "./codec";
-import type { BodyRow, Store } from "./store";
+import { ENC_KEYFRAME, ENC_MASK, ENC_STAR, patchOps } from "../codec/codec";
+import type { BodyRow, Store } from "../store/store";
 
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 

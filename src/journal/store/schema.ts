@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { JournalError } from "./types";
+import { JournalError } from "../types";
 
 /** Record type and watch type codes as stored; append-only lists, never reorder. */
 export const TYPE_CODES = [

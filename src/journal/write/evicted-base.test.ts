@@ -2,10 +2,10 @@
 // out of memory: it reads the keyframe back by its remembered position, or finds it on disk.
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { eventRecord, type JournalRecord } from "../event";
-import { ENC_MASK, ENC_PATCH } from "./codec";
-import { openJournal } from "./index";
-import { at, deployment, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
+import { eventRecord, type JournalRecord } from "../../event";
+import { ENC_MASK, ENC_PATCH } from "../codec/codec";
+import { openJournal } from "../index";
+import { at, deployment, streamKey, tempJournalPath } from "../../../test/support/journal-fixtures";
 
 const stream = streamKey("deployments", "apps", "v1", "shop");
 

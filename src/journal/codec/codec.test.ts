@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { eventRecord } from "../event";
+import { eventRecord } from "../../event";
 import {
   encodeKeyframe,
   encodeObject,
@@ -13,8 +13,8 @@ import {
   type BaseVersion,
   type CodecOptions,
 } from "./codec";
-import { openJournal } from "./index";
-import { at, deployment, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
+import { openJournal } from "../index";
+import { at, deployment, streamKey, tempJournalPath } from "../../../test/support/journal-fixtures";
 
 const opts: CodecOptions = { keyframeEvery: 5, deflateMinBytes: 64 };
 const norm = (v: unknown): unknown => JSON.parse(JSON.stringify(v));

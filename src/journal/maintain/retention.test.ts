@@ -1,6 +1,6 @@
-import { eventRecord, gapRecord, streamIdOf, type JournalRecord } from "../event";
-import { openJournal } from "./index";
-import { at, deployment, streamKey, tempJournalPath } from "../../test/support/journal-fixtures";
+import { eventRecord, gapRecord, streamIdOf, type JournalRecord } from "../../event";
+import { openJournal } from "../index";
+import { at, deployment, streamKey, tempJournalPath } from "../../../test/support/journal-fixtures";
 
 const stream = streamKey("deployments", "apps", "v1", "shop");
 const sid = streamIdOf(stream);

@@ -1,11 +1,11 @@
 import type Database from "better-sqlite3";
-import { objectHash } from "../event/ids";
-import { streamIdOf } from "../event/stream-id";
-import type { JournalRecord } from "../event/schema";
-import type { CachedVersion, KeyframePosition, LruCache } from "./cache";
+import { objectHash } from "../../event/ids";
+import { streamIdOf } from "../../event/stream-id";
+import type { JournalRecord } from "../../event/schema";
+import type { CachedVersion, KeyframePosition, LruCache } from "../store/cache";
 import type { IdFilter } from "./dedup";
-import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "./codec";
-import { canonicalIsoMs } from "./iso-time";
+import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "../codec/codec";
+import { canonicalIsoMs } from "../codec/iso-time";
 import { redactObject, type RedactPolicy } from "./redact";
 import {
   FLAG_PROV_WATCH,
@@ -16,10 +16,10 @@ import {
   typeCode,
   watchCode,
   type Meta,
-} from "./rows";
-import { OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "./schema-sql";
-import type { Store } from "./store";
-import { JournalError, type AppendBatch, type AppendResult } from "./types";
+} from "../store/rows";
+import { OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "../store/schema";
+import type { Store } from "../store/store";
+import { JournalError, type AppendBatch, type AppendResult } from "../types";
 
 export interface WriterState {
   store: Store;
