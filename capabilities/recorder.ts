@@ -1,5 +1,5 @@
-import { Capability, a, Log } from "pepr";
-import { Recorder, recorderConfigFromEnv } from "../src/watch/recorder";
+import { Capability, a } from "pepr";
+import { processRuntime } from "../src/runtime";
 
 export const RecorderCapability = new Capability({
   name: "recorder",
@@ -10,35 +10,15 @@ export const RecorderCapability = new Capability({
 
 const { When, Store } = RecorderCapability;
 
-// Only the watcher controller records (PEPR_WATCH_MODE=true, or `pepr dev`); admission pods and builds must not.
-const recording = process.env.PEPR_WATCH_MODE === "true" || process.env.PEPR_MODE === "dev";
-
-let storeReady = false;
+// The runtime records only in the watcher controller; elsewhere these handlers do nothing.
 Store.onReady(() => {
-  storeReady = true;
+  processRuntime().storeReady(value => Store.setItem("checkpoints", value));
 });
-
-/** The single recorder of this process; null outside watch mode. */
-export const recorder: Recorder | null = recording
-  ? new Recorder(recorderConfigFromEnv(process.env), {
-      mirror: value => {
-        if (storeReady) Store.setItem("checkpoints", value);
-      },
-    })
-  : null;
-
-if (recorder) {
-  recorder.start().catch((err: unknown) => Log.error({ err }, "krply recorder failed to start"));
-}
-
-const onCrd = (phase: "ADDED" | "MODIFIED" | "DELETED") => async (crd: unknown) => {
-  if (recorder) await recorder.onCrd(crd, phase);
-};
 
 When(a.CustomResourceDefinition)
   .IsCreatedOrUpdated()
-  .Reconcile(async (crd, phase) => onCrd(phase === "ADDED" ? "ADDED" : "MODIFIED")(crd));
+  .Reconcile((crd, phase) => processRuntime().onCrd(crd, phase));
 
 When(a.CustomResourceDefinition)
   .IsDeleted()
-  .Reconcile(async crd => onCrd("DELETED")(crd));
+  .Reconcile(crd => processRuntime().onCrd(crd, "DELETED"));

@@ -1,6 +1,6 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import { clusterIdOf } from "../watch/cluster-identity";
-import { planStreams, resourceOfCrd, selectionFromEnv } from "../watch/selection";
+import { planStreams, resourceOfCrd } from "../watch/selection";
 import {
   collectionPath,
   DefaultResources,
@@ -190,10 +190,12 @@ describe("typed API errors", () => {
 
 describe("selection and cluster identity", () => {
   it("plans one stream per namespace for namespaced resources and one for cluster-scoped ones", () => {
-    const sel = selectionFromEnv({
-      KRPLY_RESOURCES: "cm,ns,widgets.example.com",
-      KRPLY_NAMESPACES: "a,b",
-    });
+    // Parsing these from KRPLY_RESOURCES and KRPLY_NAMESPACES is tested in src/config.test.ts.
+    const sel = {
+      resources: ["cm", "ns", "widgets.example.com"],
+      namespaces: ["a", "b"],
+      selector: "",
+    };
     const { specs, unresolved } = planStreams(sel, all, "c1");
     expect(specs.map(s => s.path)).toEqual([
       "/api/v1/namespaces/a/configmaps",
@@ -201,8 +203,6 @@ describe("selection and cluster identity", () => {
       "/api/v1/namespaces",
     ]);
     expect(unresolved).toEqual(["widgets.example.com"]);
-    expect(selectionFromEnv({}).resources).toEqual([...DefaultResources]);
-    expect(() => selectionFromEnv({ KRPLY_NAMESPACES: "Bad_NS" })).toThrow();
   });
 
   it("reads a CRD's served storage version and whether it is established", () => {

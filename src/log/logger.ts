@@ -1,8 +1,11 @@
 import pino, { type Logger } from "pino";
+import { logLevelOf } from "../config";
 
+// Modules take their child loggers as they load, before any configuration is loaded, so the level is
+// read here by the config's own rule (KRPLY_LOG_LEVEL, else Pepr's LOG_LEVEL, else info).
 const root: Logger = pino({
   name: "krply",
-  level: process.env.KRPLY_LOG_LEVEL ?? process.env.LOG_LEVEL ?? "info",
+  level: logLevelOf(process.env),
   base: undefined,
   timestamp: pino.stdTimeFunctions.isoTime,
 });

@@ -1,7 +1,8 @@
 import { baselineRecords, type StreamKey } from "../event";
 import { openJournal } from "../journal";
 import { at, configMap, tempJournalPath } from "../../test/support/journal-fixtures";
-import { nightlyConfigFromEnv, scheduledSnapshotJob } from "./nightly";
+import { loadConfig } from "../config";
+import { nightlyConfigOf, runScheduledSnapshot } from "./nightly";
 import { listSnapshots } from "./snapshot";
 
 const cms: StreamKey = {
@@ -14,19 +15,22 @@ const cms: StreamKey = {
 };
 
 describe("scheduled snapshots", () => {
-  it("reads a 24-hour schedule starting at the next HH:MM UTC", () => {
-    const cfg = nightlyConfigFromEnv(
-      { KRPLY_SNAPSHOT_AT: "02:30" },
+  it("starts a 24-hour schedule at the next HH:MM UTC", () => {
+    const cfg = nightlyConfigOf(
+      loadConfig({ KRPLY_SNAPSHOT_AT: "02:30" }).snapshot,
       new Date("2026-03-01T05:00:00Z"),
     );
     expect(cfg).toEqual({
-      journalPath: "/var/lib/krply/journal.db",
       keep: 7,
       everyHours: 24,
       startTime: new Date("2026-03-02T02:30:00Z"),
     });
-    const same = nightlyConfigFromEnv(
-      { KRPLY_SNAPSHOT_AT: "06:00", KRPLY_SNAPSHOT_KEEP: "3", KRPLY_SNAPSHOT_EVERY_HOURS: "12" },
+    const same = nightlyConfigOf(
+      loadConfig({
+        KRPLY_SNAPSHOT_AT: "06:00",
+        KRPLY_SNAPSHOT_KEEP: "3",
+        KRPLY_SNAPSHOT_EVERY_HOURS: "12",
+      }).snapshot,
       new Date("2026-03-01T05:00:00Z"),
     );
     expect(same).toMatchObject({
@@ -36,9 +40,12 @@ describe("scheduled snapshots", () => {
     });
   });
 
-  it("rejects bad configuration with the variable named", () => {
-    expect(() => nightlyConfigFromEnv({ KRPLY_SNAPSHOT_AT: "25:00" })).toThrow(/KRPLY_SNAPSHOT_AT/);
-    expect(() => nightlyConfigFromEnv({ KRPLY_SNAPSHOT_KEEP: "0" })).toThrow(/KRPLY_SNAPSHOT_KEEP/);
+  it("starts tomorrow when the time of day is exactly now", () => {
+    const cfg = nightlyConfigOf(
+      { at: { hour: 5, minute: 0 }, everyHours: 24, keep: 7 },
+      new Date("2026-03-01T05:00:00Z"),
+    );
+    expect(cfg.startTime).toEqual(new Date("2026-03-02T05:00:00Z"));
   });
 
   it("snapshots every cluster, stores the record and deletes all but the newest keep", () => {
@@ -56,16 +63,15 @@ describe("scheduled snapshots", () => {
         checkpoints: [],
         streams: [cms],
       });
-      const cfg = { journalPath: tmp.path, keep: 1, everyHours: 24, startTime: new Date() };
-      // The recorder's open journal is reused (the journal takes one writer) and left open.
-      const first = scheduledSnapshotJob(cfg, new Date(at(10)), j);
+      // The run writes through the journal it is given (the recorder's, in the cluster) and leaves it open.
+      const first = runScheduledSnapshot(j, 1, new Date(at(10)));
       expect(j.stats().records).toBeGreaterThan(0);
       expect(first.taken).toEqual([
         { clusterId: "c1", id: expect.any(String), complete: true, missing: [] },
       ]);
       expect(first.warnings).toEqual([]);
+      const second = runScheduledSnapshot(j, 1, new Date(at(20)));
       j.close();
-      const second = scheduledSnapshotJob(cfg, new Date(at(20)));
       expect(second.expired.map(s => s.at)).toEqual([at(10)]);
       expect(second.deleted).toBe(1);
       expect(second.warnings).toEqual([]);

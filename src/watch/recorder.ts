@@ -1,27 +1,19 @@
-import { z } from "zod";
+import type { KrplyConfig } from "../config";
 import { streamIdOf } from "../event";
-import { openJournal } from "../journal";
-import { JournalError, type Journal, type JournalOptions } from "../journal/types";
+import { JournalError, openJournal, type Journal, type JournalOptions } from "../journal";
 import { clientFor, loadKubeConfig, type KubeClient } from "../kube/client";
 import { serverResources } from "../kube/discovery";
 import { logger } from "../log/logger";
 import { RecorderMetrics } from "../metrics/recorder-metrics";
 import { clusterIdentity, type ClusterIdentity } from "./cluster-identity";
 import { startCheckpointMirror } from "./mirror";
-import {
-  planStreams,
-  resourceOfCrd,
-  selectionFromEnv,
-  selects,
-  specsFor,
-  type Selection,
-} from "./selection";
+import { planStreams, resourceOfCrd, selects, specsFor, type Selection } from "./selection";
 import { Supervisor } from "./supervisor";
-import { EngineOptionsSchema, type EngineOptions, type StreamStatus } from "./types";
+import type { EngineOptions, StreamStatus } from "./types";
 
 const log = logger("recorder");
 
-/** Everything the recorder needs to run; built from env in the cluster and from flags in the CLI. */
+/** Everything the recorder needs to run: from the config in the cluster, from flags in the CLI. */
 export interface RecorderConfig {
   journalPath: string;
   selection: Selection;
@@ -35,26 +27,14 @@ export interface RecorderConfig {
   journalRetryMs: number;
 }
 
-/** Reads the recorder's configuration from the environment (package.json pepr.env in the cluster). */
-export function recorderConfigFromEnv(env: Record<string, string | undefined>): RecorderConfig {
-  const num = (v: string | undefined, d: number) =>
-    z.coerce
-      .number()
-      .int()
-      .positive()
-      .parse(v ?? d);
+/** The recorder's part of the krply configuration (the environment, in the cluster). */
+export function recorderConfigOf(config: KrplyConfig): RecorderConfig {
   return {
-    journalPath: z
-      .string()
-      .min(1)
-      .parse(env.KRPLY_JOURNAL ?? "/var/lib/krply/journal.db"),
-    selection: selectionFromEnv(env),
-    engine: EngineOptionsSchema.partial().parse({
-      backoffMinMs: env.KRPLY_BACKOFF_MIN_MS ? num(env.KRPLY_BACKOFF_MIN_MS, 500) : undefined,
-      backoffMaxMs: env.KRPLY_BACKOFF_MAX_MS ? num(env.KRPLY_BACKOFF_MAX_MS, 30000) : undefined,
-    }),
-    mirrorEveryMs: num(env.KRPLY_MIRROR_EVERY_MS, 30_000),
-    journalRetryMs: num(env.KRPLY_JOURNAL_RETRY_MS, 10_000),
+    journalPath: config.journalPath,
+    selection: config.selection,
+    engine: config.engine,
+    mirrorEveryMs: config.mirrorEveryMs,
+    journalRetryMs: config.journalRetryMs,
   };
 }
 

@@ -1,40 +1,16 @@
 import { z } from "zod";
 import type { StreamKey } from "../event/schema";
-import {
-  collectionPath,
-  DefaultResources,
-  findResource,
-  type ApiResource,
-} from "../kube/discovery";
+import { collectionPath, findResource, type ApiResource } from "../kube/discovery";
 import type { StreamSpec } from "./types";
 
-/** What to record: resources (kubectl names, "*.group" or "*"), namespaces and a label selector. */
+/**
+ * What to record: resources (kubectl names, "*.group" or "*"), namespaces and a label selector. The
+ * environment's KRPLY_RESOURCES, KRPLY_NAMESPACES and KRPLY_SELECTOR are parsed in src/config.ts.
+ */
 export interface Selection {
   resources: string[];
   namespaces: string[];
   selector: string;
-}
-
-const list = (v: string | undefined): string[] =>
-  (v ?? "")
-    .split(",")
-    .map(s => s.trim())
-    .filter(s => s !== "");
-
-/** Reads KRPLY_RESOURCES, KRPLY_NAMESPACES and KRPLY_SELECTOR; no resources means DefaultResources. */
-export function selectionFromEnv(env: Record<string, string | undefined>): Selection {
-  const resources = list(env.KRPLY_RESOURCES);
-  return z
-    .object({
-      resources: z.array(z.string().min(1)),
-      namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)),
-      selector: z.string(),
-    })
-    .parse({
-      resources: resources.length > 0 ? resources : [...DefaultResources],
-      namespaces: list(env.KRPLY_NAMESPACES),
-      selector: (env.KRPLY_SELECTOR ?? "").trim(),
-    });
 }
 
 /** True when a selection entry names this resource. */

@@ -1,6 +1,11 @@
 import { PeprValidateRequest } from "pepr";
-import type { AdmissionRequest } from "pepr/dist/lib/common-types";
-import { loadModuleInBuildMode } from "./helpers/load-module";
+import { ReplayGate } from "../../capabilities/replay-gate";
+import { snapshotSchedule } from "../../capabilities/snapshots";
+import {
+  buildModeExport,
+  type AdmissionRequest,
+  type ExportedCapability,
+} from "./helpers/pepr-adapter";
 
 function admission(labels: Record<string, string>, fieldManager?: string): AdmissionRequest {
   const object = {
@@ -24,7 +29,15 @@ function admission(labels: Record<string, string>, fieldManager?: string): Admis
 }
 
 describe("krply Pepr module in build mode", () => {
-  const caps = loadModuleInBuildMode();
+  let caps: ExportedCapability[];
+
+  beforeAll(async () => {
+    caps = await buildModeExport();
+  }, 90_000);
+
+  it("exports exactly the recorder, the replay gate and the snapshots, in that order", () => {
+    expect(caps.map(c => c.name)).toEqual(["recorder", "replay-gate", "snapshots"]);
+  });
 
   it("registers the recorder capability with Reconcile bindings on CustomResourceDefinitions", () => {
     const rec = caps.find(c => c.name === "recorder");
@@ -36,10 +49,11 @@ describe("krply Pepr module in build mode", () => {
         group: "apiextensions.k8s.io",
         kind: "CustomResourceDefinition",
       });
-      expect(typeof b.watchCallback).toBe("function");
+      expect(b.watchCallback).toBe("function");
     }
     // The recorder records through its own engine, never through admission.
     expect(rec!.bindings.some(b => b.isMutate || b.isValidate)).toBe(false);
+    expect(rec!.bindings).toHaveLength(2);
   });
 
   it("registers the replay gate capability", () => {
@@ -53,11 +67,23 @@ describe("krply Pepr module in build mode", () => {
     expect(validate[0].event).toBe("CREATEORUPDATE");
     expect(validate[0].kind.kind).toBe("");
     expect(validate[0].filters.labels).toEqual({ "krply.dev/plan": "" });
+    expect(validate[0].validateCallback).toBe("function");
   });
 
+  it("registers the snapshot capability as a schedule only (no admission or watch bindings)", () => {
+    const snap = caps.find(c => c.name === "snapshots");
+    expect(snap).toBeDefined();
+    // Pepr 1.1.4 exports only hasSchedule in build mode; the schedule itself is checked below.
+    expect(snap!.hasSchedule).toBe(true);
+    expect(snap!.bindings).toEqual([]);
+  });
+});
+
+// This process is neither the watcher nor `pepr dev`, like an admission pod: Pepr registers the
+// Validate binding here, and the runtime neither records nor snapshots.
+describe("krply capability handlers in an admission process", () => {
   it("denies a labelled replay write with a clear message because no approved plan exists", async () => {
-    const gate = caps.find(c => c.name === "replay-gate");
-    const binding = gate!.bindings.find(b => b.isValidate)!;
+    const binding = ReplayGate.bindings.find(b => b.isValidate)!;
     const req = new PeprValidateRequest(
       admission({ "krply.dev/plan": "p-123" }, "krply-plan-p-123"),
     );
@@ -69,39 +95,18 @@ describe("krply Pepr module in build mode", () => {
     expect(res.statusMessage).toMatch(/no approved replay plan/);
   });
 
-  it("registers the snapshot capability as a schedule only (no admission or watch bindings)", () => {
-    const snap = caps.find(c => c.name === "snapshots");
-    expect(snap).toBeDefined();
-    // Pepr 1.1.4 exports only hasSchedule in build mode; the schedule itself is checked below.
-    expect(snap!.hasSchedule).toBe(true);
-    expect(snap!.bindings).toEqual([]);
-  });
-
-  it("schedules the snapshot every 24 hours from a start time and logs failures instead of throwing", () => {
-    let mod: typeof import("../../capabilities/snapshots") | undefined;
-    let logError: jest.SpyInstance | undefined;
-    const prev = process.env.KRPLY_JOURNAL;
-    process.env.KRPLY_JOURNAL = "/nonexistent-krply-dir/journal.db";
-    try {
-      jest.isolateModules(() => {
-        // Loaded in isolation so the unreachable journal path only affects this capability.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        logError = jest.spyOn(require("pepr").Log, "error").mockImplementation(() => undefined);
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        mod = require("../../capabilities/snapshots");
-      });
-    } finally {
-      if (prev === undefined) delete process.env.KRPLY_JOURNAL;
-      else process.env.KRPLY_JOURNAL = prev;
-    }
-    const schedule = mod!.snapshotSchedule;
-    expect(schedule).toMatchObject({ name: "krply-scheduled-snapshot", every: 24, unit: "hours" });
-    expect(schedule.startTime).toBeInstanceOf(Date);
-    expect(schedule.startTime.getUTCHours()).toBe(2);
-    expect(() => schedule.run()).not.toThrow();
-    expect(logError).toHaveBeenCalledWith(
-      expect.objectContaining({ err: expect.any(Error) }),
-      "krply scheduled snapshot failed",
-    );
+  it("schedules the snapshot every 24 hours from a start time and reports failures instead of throwing", () => {
+    expect(snapshotSchedule).toMatchObject({
+      name: "krply-scheduled-snapshot",
+      every: 24,
+      unit: "hours",
+    });
+    expect(snapshotSchedule.startTime).toBeInstanceOf(Date);
+    expect(snapshotSchedule.startTime.getUTCHours()).toBe(2);
+    let run: ReturnType<typeof snapshotSchedule.run> | undefined;
+    expect(() => (run = snapshotSchedule.run())).not.toThrow();
+    // No journal is touched where krply does not record; src/runtime.test.ts checks the failure log.
+    expect(run).toEqual({ ok: false, error: expect.any(Error) });
+    expect(run!.ok === false && run!.error.message).toMatch(/only where krply records/);
   });
 });

@@ -1,0 +1,278 @@
+import { z } from "zod";
+import { DefaultResources } from "./kube/discovery";
+import type { Selection } from "./watch/selection";
+import { EngineOptionsSchema, type EngineOptions } from "./watch/types";
+
+/** Environment variables as the process sees them; `process.env` in the cluster, a literal in tests. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where the watcher controller keeps the journal: the directory is the PVC mount. */
+const DEFAULT_JOURNAL_PATH = "/var/lib/krply/journal.db";
+
+/** pino's levels; Pepr logs with pino too, so its LOG_LEVEL takes the same names. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const LogLevelSchema = z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` });
+
+// The engine owns its tunables; the settings start from its defaults so there is one number for each.
+const engineDefaults = EngineOptionsSchema.parse({});
+
+/** A whole number in [min, max], written as a decimal string (environment values are strings). */
+function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+}
+
+/** A comma-separated list; blanks between commas are ignored. */
+function commaList() {
+  return z.string().transform(v =>
+    v
+      .split(",")
+      .map(s => s.trim())
+      .filter(s => s !== ""),
+  );
+}
+
+/** Milliseconds for a timer: Node fires a longer setTimeout or setInterval at once instead. */
+const milliseconds = () => wholeNumber(1, 2 ** 31 - 1);
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+// Every setting is an environment string; each parses to its typed value here and nowhere else. The
+// input side (strings, patterns, defaults, descriptions) is what docs/config.md and later the chart
+// values are generated from, so defaults are given as the strings a user would write.
+const fields = {
+  KRPLY_JOURNAL: z
+    .string()
+    .prefault(DEFAULT_JOURNAL_PATH)
+    .describe(
+      "Path of the SQLite journal. In the cluster its directory is the journal's volume. The CLI's " +
+        "`--store` defaults to this variable when it is set, and to `./krply.db` when it is not.",
+    ),
+  KRPLY_RESOURCES: commaList()
+    .transform(list => (list.length > 0 ? list : [...DefaultResources]))
+    .prefault(DefaultResources.join(","))
+    .describe(
+      "Resources to record, comma-separated: kubectl names (`cm`, `deployments.apps`), `*.group` " +
+        "for a whole API group, or `*` for everything that can be listed and watched. A name the " +
+        "server does not serve yet starts recording when a matching CustomResourceDefinition is " +
+        "established.",
+    ),
+  KRPLY_NAMESPACES: commaList()
+    .pipe(
+      z.array(
+        z.string().regex(DNS_LABEL, {
+          error: issue => `${JSON.stringify(issue.input)} is not a namespace name (a DNS label)`,
+        }),
+      ),
+    )
+    .optional()
+    .describe(
+      "Namespaces to record, comma-separated; unset records every namespace. Cluster-scoped " +
+        "resources are recorded either way.",
+    ),
+  KRPLY_SELECTOR: z
+    .string()
+    .trim()
+    .optional()
+    .describe("Label selector every stream lists and watches with (`app=web,tier!=cache`)."),
+  KRPLY_BACKOFF_MIN_MS: milliseconds()
+    .prefault(String(engineDefaults.backoffMinMs))
+    .describe("First delay, in milliseconds, before a stream reconnects after a failure."),
+  KRPLY_BACKOFF_MAX_MS: milliseconds()
+    .prefault(String(engineDefaults.backoffMaxMs))
+    .describe("Longest delay, in milliseconds, between reconnect attempts of one stream."),
+  KRPLY_MIRROR_EVERY_MS: milliseconds()
+    .prefault("30000")
+    .describe(
+      "How often, in milliseconds, the recorder may copy its watermarks into the Pepr Store. " +
+        "The journal stays the authority; the copy only shows progress to other pods.",
+    ),
+  KRPLY_JOURNAL_RETRY_MS: milliseconds()
+    .prefault("10000")
+    .describe(
+      "Delay, in milliseconds, between attempts to open the journal when it cannot be opened " +
+        "(volume not mounted yet, newer schema, failed check). No stream starts until it opens.",
+    ),
+  KRPLY_SNAPSHOT_AT: z
+    .string()
+    .trim()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be HH:MM (UTC)")
+    .transform(v => {
+      const [hour, minute] = v.split(":").map(Number);
+      return { hour, minute };
+    })
+    .prefault("02:00")
+    .describe("Time of day (UTC, HH:MM) of the first scheduled snapshot after the watcher starts."),
+  KRPLY_SNAPSHOT_EVERY_HOURS: wholeNumber(1, 24 * 31)
+    .prefault("24")
+    .describe("Hours between scheduled snapshots (Pepr schedules have no day unit)."),
+  KRPLY_SNAPSHOT_KEEP: wholeNumber(1)
+    .prefault("7")
+    .describe("How many scheduled snapshots each cluster keeps; older ones are deleted."),
+  KRPLY_LOG_LEVEL: LogLevelSchema.optional().describe(
+    `Level of krply's own logs (${LOG_LEVELS.join(", ")}). Unset: Pepr's \`LOG_LEVEL\`, else \`info\`.`,
+  ),
+};
+
+/** The names of every krply setting. */
+export type ConfigVariable = keyof typeof fields;
+
+/**
+ * Every `KRPLY_*` setting, as environment strings: the one place each is validated, documented and
+ * defaulted. docs/config.md is generated from it (`npm run docs:config`), and it is meant to feed the
+ * chart values too (`z.toJSONSchema(ConfigSchema, { io: "input" })`).
+ */
+export const ConfigSchema = z
+  .object(fields)
+  .refine(s => s.KRPLY_BACKOFF_MIN_MS <= s.KRPLY_BACKOFF_MAX_MS, {
+    path: ["KRPLY_BACKOFF_MIN_MS"],
+    error: issue =>
+      `must not exceed KRPLY_BACKOFF_MAX_MS (${(issue.input as { KRPLY_BACKOFF_MAX_MS: number }).KRPLY_BACKOFF_MAX_MS})`,
+    // Checked only when both numbers parsed, so it joins the other problems instead of hiding behind them.
+    when: payload =>
+      !payload.issues.some(
+        i => i.path?.[0] === "KRPLY_BACKOFF_MIN_MS" || i.path?.[0] === "KRPLY_BACKOFF_MAX_MS",
+      ),
+  });
+
+/** What the recorder, the scheduled snapshot, the logger and the CLI run with. */
+export interface KrplyConfig {
+  journalPath: string;
+  selection: Selection;
+  engine: Pick<EngineOptions, "backoffMinMs" | "backoffMaxMs">;
+  /** How often the checkpoint mirror may write. */
+  mirrorEveryMs: number;
+  /** Delay between attempts to open the journal. */
+  journalRetryMs: number;
+  snapshot: SnapshotSettings;
+  logLevel: LogLevel;
+}
+
+/** When scheduled snapshots run and how many are kept. */
+export interface SnapshotSettings {
+  /** Time of day (UTC) of the first run. */
+  at: { hour: number; minute: number };
+  everyHours: number;
+  keep: number;
+}
+
+/** One invalid variable, with its value and every reason it was refused. */
+export interface ConfigProblem {
+  variable: string;
+  value: string;
+  reasons: string[];
+}
+
+/**
+ * The configuration is invalid; the message names every bad variable and its value. It has no cause:
+ * it reports a validation result, not a caught failure, and the problems hold everything zod said.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: ConfigProblem[]) {
+    super(
+      problems
+        .map(p => `${p.variable}=${JSON.stringify(p.value)} is invalid: ${p.reasons.join(", ")}`)
+        .join("; "),
+    );
+    this.name = "ConfigError";
+  }
+}
+
+export interface LoadConfigOptions {
+  /**
+   * Values for variables the environment leaves unset, where a caller's default differs from the
+   * cluster's: the CLI writes `./krply.db`, not the volume path.
+   */
+  defaults?: Partial<Record<ConfigVariable, string>>;
+}
+
+const isSet = (v: string | undefined): v is string => v !== undefined && v.trim() !== "";
+
+// Pepr writes every key of package.json pepr.env into the manifests, so an empty value means unset.
+function settingsIn(
+  env: Env,
+  defaults: LoadConfigOptions["defaults"] = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(fields) as ConfigVariable[]) {
+    const value = isSet(env[name]) ? env[name] : defaults[name];
+    if (isSet(value)) out[name] = value;
+  }
+  return out;
+}
+
+function problemsOf(error: z.ZodError, input: Record<string, string | undefined>): ConfigProblem[] {
+  const byVariable = new Map<string, ConfigProblem>();
+  for (const issue of error.issues) {
+    const variable = String(issue.path[0] ?? "(environment)");
+    const problem = byVariable.get(variable) ?? {
+      variable,
+      value: input[variable] ?? "",
+      reasons: [],
+    };
+    problem.reasons.push(issue.message);
+    byVariable.set(variable, problem);
+  }
+  return [...byVariable.values()];
+}
+
+// Problems are listed in the order of the schema, whatever order the checks ran in.
+const variableOrder = [...Object.keys(fields), "LOG_LEVEL"];
+const order = (variable: string) => variableOrder.indexOf(variable);
+
+// Pepr's LOG_LEVEL stands in for KRPLY_LOG_LEVEL, so it is checked by the same rule.
+const PeprSchema = z.object({ LOG_LEVEL: LogLevelSchema.optional() });
+
+/**
+ * Parses every krply setting from the environment. Pure: it reads only `env`. Throws one ConfigError
+ * that lists every invalid variable with its value.
+ */
+export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConfig {
+  const input = settingsIn(env, options.defaults);
+  const peprInput = isSet(env.LOG_LEVEL) ? { LOG_LEVEL: env.LOG_LEVEL.trim() } : {};
+  const parsed = ConfigSchema.safeParse(input);
+  const pepr = PeprSchema.safeParse(peprInput);
+  if (!parsed.success || !pepr.success) {
+    throw new ConfigError(
+      [
+        ...(parsed.error ? problemsOf(parsed.error, input) : []),
+        ...(pepr.error ? problemsOf(pepr.error, peprInput) : []),
+      ].sort((a, b) => order(a.variable) - order(b.variable)),
+    );
+  }
+  const s = parsed.data;
+  return {
+    journalPath: s.KRPLY_JOURNAL,
+    selection: {
+      resources: s.KRPLY_RESOURCES,
+      namespaces: s.KRPLY_NAMESPACES ?? [],
+      selector: s.KRPLY_SELECTOR ?? "",
+    },
+    engine: { backoffMinMs: s.KRPLY_BACKOFF_MIN_MS, backoffMaxMs: s.KRPLY_BACKOFF_MAX_MS },
+    mirrorEveryMs: s.KRPLY_MIRROR_EVERY_MS,
+    journalRetryMs: s.KRPLY_JOURNAL_RETRY_MS,
+    snapshot: {
+      at: s.KRPLY_SNAPSHOT_AT,
+      everyHours: s.KRPLY_SNAPSHOT_EVERY_HOURS,
+      keep: s.KRPLY_SNAPSHOT_KEEP,
+    },
+    logLevel: s.KRPLY_LOG_LEVEL ?? pepr.data.LOG_LEVEL ?? "info",
+  };
+}
+
+/**
+ * The log level alone, for the logger, which exists before any configuration is loaded. It never
+ * throws: an invalid level logs at info here, and loadConfig reports it where the configuration loads.
+ */
+export function logLevelOf(env: Env): LogLevel {
+  const value = [env.KRPLY_LOG_LEVEL, env.LOG_LEVEL].find(isSet);
+  if (value === undefined) return "info";
+  const level = LogLevelSchema.safeParse(value.trim());
+  return level.success ? level.data : "info";
+}

@@ -1,0 +1,183 @@
+import { loadConfig, type Env, type KrplyConfig } from "./config";
+import type { KubeClient } from "./kube/client";
+import { logger, type Logger } from "./log/logger";
+import { nightlyConfigOf, runScheduledSnapshot, type NightlyResult } from "./materialize/nightly";
+import { Recorder, recorderConfigOf } from "./watch/recorder";
+
+/** What a runtime reads and talks to; the capabilities pass process.env, tests pass their own. */
+export interface RuntimeOptions {
+  env: Env;
+  /** The recorder's API client; by default it is built from the in-cluster config or kubeconfig. */
+  client?: KubeClient;
+  log?: Logger;
+}
+
+/** The OnSchedule binding of the scheduled snapshot, in Pepr's shape. */
+export interface SnapshotSchedule {
+  name: string;
+  every: number;
+  unit: "hours";
+  startTime: Date;
+  /** Never throws: Pepr does not await or catch it, so every failure is logged and returned. */
+  run: () => SnapshotRun;
+}
+
+/** What one scheduled run did, or why it did nothing. */
+export type SnapshotRun = { ok: true; result: NightlyResult } | { ok: false; error: Error };
+
+/** Writes the checkpoint mirror somewhere other pods can read it (the Pepr Store). */
+export type MirrorWriter = (value: string) => void | Promise<void>;
+
+type Loaded = { config: KrplyConfig } | { error: unknown };
+
+/**
+ * What the capabilities run: the configuration, the recorder and the scheduled snapshot, each built
+ * on first use and reused after. Creating one reads nothing and starts nothing.
+ */
+export class Runtime {
+  private loaded: Loaded | undefined;
+  private built: Recorder | null | undefined;
+  private mirrorTo: MirrorWriter | null = null;
+  private readonly log: Logger;
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.log = options.log ?? logger("runtime");
+  }
+
+  /**
+   * Pepr loads the module in the admission pods, the watcher and `pepr dev`. Only the watcher (and dev,
+   * which is both) records, because the journal takes a single writer.
+   */
+  get records(): boolean {
+    const env = this.options.env;
+    return env.PEPR_WATCH_MODE === "true" || env.PEPR_MODE === "dev";
+  }
+
+  /** The configuration, parsed once; throws the ConfigError that names every bad variable. */
+  config(): KrplyConfig {
+    const loaded = this.load();
+    if ("error" in loaded) throw loaded.error;
+    return loaded.config;
+  }
+
+  private load(): Loaded {
+    if (!this.loaded) {
+      try {
+        this.loaded = { config: loadConfig(this.options.env) };
+      } catch (error) {
+        this.loaded = { error };
+      }
+    }
+    return this.loaded;
+  }
+
+  /**
+   * The recorder of this process, built and started on the first call; null where this process does
+   * not record or the configuration is invalid (logged once, here).
+   */
+  recorder(): Recorder | null {
+    if (this.built !== undefined) return this.built;
+    if (!this.records) return (this.built = null);
+    let config: KrplyConfig;
+    try {
+      config = this.config();
+    } catch (err) {
+      this.log.error({ err }, "krply does not record: its configuration is invalid");
+      return (this.built = null);
+    }
+    const recorder = new Recorder(recorderConfigOf(config), {
+      client: this.options.client,
+      mirror: value => {
+        // A failed write is retried on the next tick, so nothing is lost before the Store is ready.
+        if (!this.mirrorTo) throw new Error("the Pepr Store is not ready yet");
+        return this.mirrorTo(value);
+      },
+    });
+    this.built = recorder;
+    recorder
+      .start()
+      .catch((err: unknown) => this.log.error({ err }, "krply recorder failed to start"));
+    return recorder;
+  }
+
+  /** Pepr's Store is ready: the checkpoint mirror writes into it from now on, and recording starts. */
+  storeReady(write: MirrorWriter): Recorder | null {
+    this.mirrorTo = write;
+    return this.recorder();
+  }
+
+  /**
+   * Reconcile handler for CustomResourceDefinitions: starts or stops the streams of a selected CRD.
+   * `phase` is Pepr's watch phase; anything but ADDED or DELETED is an update.
+   */
+  async onCrd(crd: unknown, phase: string): Promise<void> {
+    const recorder = this.recorder();
+    if (!recorder) return;
+    await recorder.onCrd(crd, phase === "ADDED" || phase === "DELETED" ? phase : "MODIFIED");
+  }
+
+  /**
+   * The schedule to register. Pepr takes startTime when the binding is registered, which is while the
+   * module loads, in every pod; so this never throws. With an invalid configuration it registers the
+   * default schedule, and each run logs the configuration error instead of taking a snapshot.
+   */
+  snapshotSchedule(now = new Date()): SnapshotSchedule {
+    const loaded = this.load();
+    const settings = ("config" in loaded ? loaded.config : loadConfig({})).snapshot;
+    const schedule = nightlyConfigOf(settings, now);
+    return {
+      name: "krply-scheduled-snapshot",
+      every: schedule.everyHours,
+      unit: "hours",
+      startTime: schedule.startTime,
+      run: () => this.runScheduledSnapshot(),
+    };
+  }
+
+  /**
+   * One scheduled run: a snapshot per recorded cluster through the recorder's journal, then expiry.
+   * Never throws; a failure is logged and returned.
+   */
+  runScheduledSnapshot(now = new Date()): SnapshotRun {
+    try {
+      const config = this.config();
+      const recorder = this.recorder();
+      if (!recorder) {
+        throw new Error(
+          "scheduled snapshots run only where krply records (the watcher controller), " +
+            "because the journal takes a single writer",
+        );
+      }
+      const journal = recorder.openJournal;
+      if (!journal) {
+        throw new Error(
+          `the journal at ${config.journalPath} is not open yet; no snapshot this time`,
+        );
+      }
+      const result = runScheduledSnapshot(journal, config.snapshot.keep, now);
+      for (const warning of result.warnings) this.log.warn({ warning }, "krply scheduled snapshot");
+      this.log.info(
+        { taken: result.taken, expired: result.expired.length, deleted: result.deleted },
+        "krply scheduled snapshot done",
+      );
+      return { ok: true, result };
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err), { cause: err });
+      this.log.error({ err: error }, "krply scheduled snapshot failed");
+      return { ok: false, error };
+    }
+  }
+
+  /** Stops the recorder, if one was built, committing what it has queued. */
+  async stop(): Promise<void> {
+    await this.built?.stop();
+  }
+}
+
+let shared: Runtime | undefined;
+
+/** The runtime of this process, created on first use from process.env; never at import. */
+export function processRuntime(): Runtime {
+  shared ??= new Runtime({ env: process.env });
+  return shared;
+}
