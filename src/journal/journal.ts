@@ -171,8 +171,8 @@ class SqliteJournal implements Journal {
     w.nextSeq = durable + 1;
     w.cache.clear();
     w.positions.clear();
-    this.store.forgetObjects();
-    this.store.reloadStreams();
+    this.store.forget();
+    this.store.registry.reloadStreams();
     w.ids = loadIdFilter(this.db);
   }
 
@@ -219,8 +219,8 @@ class SqliteJournal implements Journal {
         .immediate();
     } catch (err) {
       // The transaction rolled back; in-memory registries may name rows that no longer exist.
-      this.store.reloadStreams();
-      this.store.forgetObjects();
+      this.store.registry.reloadStreams();
+      this.store.forget();
       // When the WAL could not grow, moving committed frames into the main file lets the next
       // append reuse the WAL from its start; if that fails too, the original error still stands.
       try {
@@ -318,8 +318,8 @@ class SqliteJournal implements Journal {
       }
       return rec;
     } catch (err) {
-      this.store.reloadStreams();
-      this.store.forgetObjects();
+      this.store.registry.reloadStreams();
+      this.store.forget();
       throw toJournalError(err, "prune");
     }
   }

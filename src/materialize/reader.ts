@@ -103,7 +103,7 @@ export class JournalReader {
     const args = namespace !== undefined ? [clusterId, namespace] : [clusterId];
     const rows = this.db.prepare(sql).all(...args) as ObjectIdentity[];
     // Decoding a record looks its identity up again; hand over what this query already read.
-    for (const r of rows) this.store.rememberObject({ ...r, clusterId });
+    for (const r of rows) this.store.registry.rememberObject({ ...r, clusterId });
     return rows;
   }
 
@@ -142,7 +142,7 @@ export class JournalReader {
   baselineMarks(streamId: string): BaselineMark[] {
     const hit = this.markCache.get(streamId);
     if (hit) return hit;
-    const s = this.store.streamsById.get(streamId);
+    const s = this.store.registry.streamsById.get(streamId);
     const rows = s
       ? (this.stmt.marks.all(BASELINE, s.id) as { seq: number; observed_at: number; rv: string }[])
       : [];
@@ -164,7 +164,7 @@ export class JournalReader {
     atMs: number,
     objectPositions: readonly ObjectPosition[] = [],
   ): { resourceVersion: string; seq: number; observedAt: string } | null {
-    const s = this.store.streamsById.get(streamId);
+    const s = this.store.registry.streamsById.get(streamId);
     if (!s) return null;
     let best = this.stmt.controlPosition.get(BASELINE, CHECKPOINT, s.id, atMs) as
       | { rv: string; seq: number; observed_at: number }
@@ -184,7 +184,7 @@ export class JournalReader {
 
   /** The last control record of a type on a stream at or before a time (meta decoded), or null. */
   lastControlAt(streamId: string, type: (typeof TYPE_CODES)[number], atMs: number): Meta | null {
-    const s = this.store.streamsById.get(streamId);
+    const s = this.store.registry.streamsById.get(streamId);
     if (!s) return null;
     const r = this.stmt.lastControl.get(TYPE_CODES.indexOf(type), s.id, atMs) as
       | { meta: string | null }
@@ -195,7 +195,7 @@ export class JournalReader {
 
   /** Observation time (ms) of the stream's last record before a position, or null. */
   lastObservedBefore(streamId: string, seq: number): number | null {
-    const s = this.store.streamsById.get(streamId);
+    const s = this.store.registry.streamsById.get(streamId);
     if (!s) return null;
     const r = this.stmt.before.get(s.id, seq) as { observed_at: number } | undefined;
     return r?.observed_at ?? null;
@@ -205,7 +205,7 @@ export class JournalReader {
   positionAt(identity: ObjectIdentity, atMs: number): ObjectPosition | null {
     const row = latestAtTime(this.store, identity.id, atMs);
     if (!row) return null;
-    const streamId = this.store.streams.get(row.stream)?.streamId;
+    const streamId = this.store.registry.streams.get(row.stream)?.streamId;
     if (!streamId) throw new Error(`record ${row.seq} points at unknown stream ${row.stream}`);
     const pos: ObjectPosition = { identity, row, streamId, exists: true };
     if (row.watch === DELETED) {
@@ -257,7 +257,7 @@ export class JournalReader {
   /** The full journal record at a position, object included (one keyframe plus at most one patch). */
   record(pos: ObjectPosition, keyframes?: Map<number, BodyRow>): JournalRecord {
     const object = pos.row.body
-      ? this.store.objectOfRow(pos.identity.id, pos.row, keyframes)
+      ? this.store.versions.objectOfRow(pos.identity.id, pos.row, keyframes)
       : undefined;
     return decodeRow(this.store, { ...pos.row, body: null }, object);
   }
@@ -268,7 +268,7 @@ export class JournalReader {
    */
   records(positions: readonly ObjectPosition[]): JournalRecord[] {
     const bases = positions.flatMap(p => (p.row.base !== null ? [p.row.base] : []));
-    const keyframes = this.store.keyframeRows(bases);
+    const keyframes = this.store.versions.keyframeRows(bases);
     return positions.map(p => this.record(p, keyframes));
   }
 
@@ -279,7 +279,7 @@ export class JournalReader {
 
   /** Kinds recorded on a stream (a stream holds one resource, so normally one kind). */
   kindsOfStream(streamId: string): string[] {
-    const s = this.store.streamsById.get(streamId);
+    const s = this.store.registry.streamsById.get(streamId);
     if (!s) return [];
     const rows = this.db
       .prepare(
@@ -293,13 +293,15 @@ export class JournalReader {
   streamsOfObject(objectId: number): string[] {
     const range = this.store.buckets.range(0, Number.MAX_SAFE_INTEGER);
     const rows = range
-      ? (this.store
+      ? (this.store.sql
           .prep(
             `${BUCKETS_CTE} SELECT DISTINCT r.stream FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object=?`,
           )
           .all(...range, objectId) as { stream: number }[])
       : [];
-    return [...new Set(rows.map(r => r.stream))].map(s => this.store.streams.get(s)!.streamId);
+    return [...new Set(rows.map(r => r.stream))].map(
+      s => this.store.registry.streams.get(s)!.streamId,
+    );
   }
 
   close(): void {

@@ -24,7 +24,7 @@ export function runFsck(store: Store): FsckReport {
   if (version !== SCHEMA_VERSION) report(`schema version ${version}, expected ${SCHEMA_VERSION}`);
   const integrity = db.pragma("quick_check", { simple: true }) as string;
   if (integrity !== "ok") report(`sqlite quick_check: ${integrity}`);
-  store.reloadStreams();
+  store.registry.reloadStreams();
 
   const dupIds = db
     .prepare("SELECT count(*) - count(DISTINCT event_id) AS d FROM records")
@@ -48,7 +48,8 @@ export function runFsck(store: Store): FsckReport {
     checked++;
     if (r.seq <= prevSeq) report(`ingestSeq ${r.seq} does not ascend (after ${prevSeq})`);
     prevSeq = r.seq;
-    if (!store.streams.has(r.stream)) report(`record ${r.seq} names unknown stream ${r.stream}`);
+    if (!store.registry.streams.has(r.stream))
+      report(`record ${r.seq} names unknown stream ${r.stream}`);
   }
   // Each object's versions in order: a star patch must apply to the keyframe its base names, a
   // pre-v4 patch to the version before it. One object's keyframes are held at a time.

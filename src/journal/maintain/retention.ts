@@ -208,7 +208,7 @@ export class Retention {
       rewrite(
         r.seq,
         r.flags,
-        encodeKeyframe(this.store.versionAt(r.object, r.seq).object, this.codec),
+        encodeKeyframe(this.store.versions.versionAt(r.object, r.seq).object, this.codec),
       );
     this.rebaseSurvivors(cut, rewrite);
     db.prepare("DELETE FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)").run(cut);
@@ -223,7 +223,7 @@ export class Retention {
     db.prepare(
       "INSERT INTO meta (key, value) VALUES ('pruned_before', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
     ).run(horizon);
-    const stream = this.store.ensureStream("*", "*");
+    const stream = this.store.registry.ensureStream("*", "*");
     const observedAt = now.toISOString();
     const payload = { before: horizon, removedRecords: gone.n, reason };
     const eventId = recordIdFor("pruned", horizon, String(gone.n), observedAt, String(nextSeq));
@@ -281,7 +281,7 @@ export class Retention {
         obj = r.object;
         base = null;
       }
-      const object = this.store.objectOfRow(r.object, r);
+      const object = this.store.versions.objectOfRow(r.object, r);
       const md = (object as { metadata?: { resourceVersion?: unknown } }).metadata;
       const k = encodeObject(base, object, this.codec, md?.resourceVersion === r.rv ? r.rv : null);
       rewrite(r.seq, r.flags, k);

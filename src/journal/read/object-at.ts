@@ -26,14 +26,14 @@ export function gapsWithResolution(
   streamId?: string,
 ): { record: JournalRecord; window: GapWindow }[] {
   const gaps = controlRecords(store, "gap", streamId);
-  const markerAfter = store.prep(
+  const markerAfter = store.sql.prep(
     "SELECT observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? ORDER BY seq LIMIT 1",
   );
-  const before = store.prep(
+  const before = store.sql.prep(
     "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq DESC LIMIT 1",
   );
   return gaps.map(g => {
-    const s = store.streamsById.get(g.streamId)!;
+    const s = store.registry.streamsById.get(g.streamId)!;
     const m = markerAfter.get(BASELINE, s.id, g.ingestSeq) as
       | { observed_at: number; rv: string }
       | undefined;
@@ -63,7 +63,7 @@ export function objectAt(
   at: PointInTime,
   prunedHorizon: string | null,
 ): ObjectAtResult {
-  store.refreshStreams();
+  store.registry.refreshStreams();
   const ids = objectIds(store, sel);
   const warnings: string[] = [];
   const label = `${sel.kind} ${sel.namespace ? sel.namespace + "/" : ""}${sel.name}`;
@@ -77,7 +77,7 @@ export function objectAt(
       if (r && (!row || r.seq > row.seq)) row = r;
     }
   } else {
-    const s = store.streamsById.get(at.streamId);
+    const s = store.registry.streamsById.get(at.streamId);
     if (!s) throw new JournalError(`unknown stream ${at.streamId}`, "INVALID");
     // RVs are opaque: the position is the last record of this stream that carries the RV.
     const pos = rvPosition(store, ids, s.id, at.resourceVersion);
@@ -87,11 +87,11 @@ export function objectAt(
       );
       return { record: null, exists: false, warnings, inGap: false, prunedBefore: prunedHorizon };
     }
-    const posRow = store.prep("SELECT observed_at FROM records WHERE seq=?").get(pos.seq) as {
+    const posRow = store.sql.prep("SELECT observed_at FROM records WHERE seq=?").get(pos.seq) as {
       observed_at: number;
     };
     pointMs = posRow.observed_at;
-    const stmt = store.prep(
+    const stmt = store.sql.prep(
       `SELECT ${COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND stream=? AND seq<=? ORDER BY seq DESC LIMIT 1`,
     );
     const upTo = pos.seq;
@@ -112,7 +112,7 @@ export function objectAt(
     warnings.push(`history before ${prunedHorizon} was pruned; the answer may be incomplete`);
   }
   let inGap = false;
-  const streamId = row ? store.streams.get(row.stream)!.streamId : undefined;
+  const streamId = row ? store.registry.streams.get(row.stream)!.streamId : undefined;
   for (const { window } of gapsWithResolution(store, streamId)) {
     if (inWindow(pointMs, window)) {
       inGap = true;
@@ -131,7 +131,7 @@ export function objectAt(
     return { record: null, exists: false, warnings, inGap, prunedBefore };
   }
   // A later baseline of the same stream that did not list the object means it vanished in a gap.
-  const marker = store
+  const marker = store.sql
     .prep(
       `SELECT seq, observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? AND observed_at<=?
        ORDER BY seq DESC LIMIT 1`,
@@ -152,7 +152,7 @@ export function objectAt(
 
 /** An object's newest record observed at or before a time. */
 export function latestAtTime(store: Store, objectId: number, atMs: number): RecordRow | undefined {
-  const stmt = store.prep(
+  const stmt = store.sql.prep(
     `SELECT ${COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
   );
   return store.buckets.newest(
@@ -171,7 +171,7 @@ function rvPosition(
 ): { seq: number | null } {
   let own: number | null = null;
   if (ids.length > 0) {
-    const ownStmt = store.prep(
+    const ownStmt = store.sql.prep(
       `SELECT max(seq) AS seq FROM records WHERE ${OBJECT_BUCKET}=? AND object IN (${ids.map(() => "?").join(",")}) AND stream=? AND rv=?`,
     );
     own =
@@ -180,13 +180,13 @@ function rvPosition(
         b => (ownStmt.get(b, ...ids, stream, rv) as { seq: number | null }).seq ?? undefined,
       ) ?? null;
   }
-  const ctl = store
+  const ctl = store.sql
     .prep("SELECT max(seq) AS seq FROM records WHERE object IS NULL AND stream=? AND rv=?")
     .get(stream, rv) as { seq: number | null };
   const best = Math.max(own ?? 0, ctl.seq ?? 0);
   if (best > 0) return { seq: best };
   // The RV belongs to some other object of the stream: rare, so an unindexed scan is acceptable.
-  return store
+  return store.sql
     .prep("SELECT max(seq) AS seq FROM records WHERE stream=? AND rv=?")
     .get(stream, rv) as {
     seq: number | null;

@@ -63,8 +63,8 @@ const code = (t: RecordType): number => TYPE_CODES.indexOf(t);
 
 /** Lists streams with their durable position, baseline and gap state. */
 export function listStreams(store: Store): StreamInfo[] {
-  store.reloadStreams();
-  const rows = store
+  store.registry.reloadStreams();
+  const rows = store.sql
     .prep(
       `SELECT s.id, s.stream_id, s.last_rv, s.last_observed_at, s.last_baseline_seq, s.state,
          (SELECT count(*) FROM records r WHERE r.object IS NULL AND r.type=? AND r.stream=s.id
@@ -82,7 +82,7 @@ export function listStreams(store: Store): StreamInfo[] {
   }[];
   return rows.map(r => ({
     streamId: r.stream_id,
-    key: store.streams.get(r.id)!.key!,
+    key: store.registry.streams.get(r.id)!.key!,
     lastResourceVersion: r.last_rv,
     lastObservedAt: r.last_observed_at,
     baselinePresent: r.last_baseline_seq !== null,
@@ -145,7 +145,7 @@ function objectFilter(q: EventQuery): Filter {
 
 /** Ids of the objects f selects, at most limit + 1 of them. */
 function objectsOf(store: Store, f: Filter, limit: number): number[] {
-  return store
+  return store.sql
     .prep(`SELECT o.id FROM objects o WHERE ${f.where.join(" AND ")} ORDER BY o.id LIMIT ?`)
     .pluck()
     .all(...f.args, limit + 1) as number[];
@@ -166,7 +166,7 @@ function rowsOfObjects(
   const range = store.buckets.range(after + 1, Number.MAX_SAFE_INTEGER);
   if (!range) return [];
   const idList = ids.map(() => "?").join(",");
-  const stmt = store.prepRaw(
+  const stmt = store.sql.prepRaw(
     `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k
        AND r.object IN (${idList}) WHERE ${["r.seq > ?", ...rowFilter.where].join(" AND ")}
        ORDER BY r.seq LIMIT ?`,
@@ -182,13 +182,13 @@ function rowsOfObjects(
 
 /** Pages through records in ingest order with optional filters. */
 export function queryEvents(store: Store, q: EventQuery): EventPage {
-  store.refreshStreams();
+  store.registry.refreshStreams();
   const after = q.cursor ? decodeCursor(q.cursor) : 0;
   const limit = Math.min(Math.max(q.limit ?? DEFAULT_LIMIT, 1), MAX_LIMIT);
   // Filters on the record row itself; cluster and object filters differ by the path taken.
   const rf = filter();
   if (q.streamId) {
-    const s = store.streamsById.get(q.streamId);
+    const s = store.registry.streamsById.get(q.streamId);
     if (!s) return { records: [], nextCursor: null };
     add(rf, "r.stream = ?", s.id);
   }
@@ -217,7 +217,7 @@ export function queryEvents(store: Store, q: EventQuery): EventPage {
     }
     f.where.push(...rf.where);
     f.args.push(...rf.args);
-    rows = store
+    rows = store.sql
       .prep(
         `SELECT ${COLS} FROM records r${join} WHERE ${f.where.join(" AND ")} ORDER BY r.seq LIMIT ?`,
       )
@@ -234,10 +234,16 @@ export function queryEvents(store: Store, q: EventQuery): EventPage {
 /** Object identity ids matching a selector (all groups when the group is left out). */
 export function objectIds(store: Store, sel: ObjectSelector): number[] {
   if (sel.group !== undefined) {
-    const id = store.objectId(sel.clusterId, sel.group, sel.kind, sel.namespace, sel.name, false);
+    const id = store.registry.findObject(
+      sel.clusterId,
+      sel.group,
+      sel.kind,
+      sel.namespace,
+      sel.name,
+    );
     return id === null ? [] : [id];
   }
-  const rows = store
+  const rows = store.sql
     .prep("SELECT id FROM objects WHERE cluster_id=? AND kind=? AND namespace=? AND name=?")
     .all(sel.clusterId, sel.kind, sel.namespace, sel.name) as { id: number }[];
   return rows.map(r => r.id);
@@ -245,13 +251,13 @@ export function objectIds(store: Store, sel: ObjectSelector): number[] {
 
 /** Every stored version of an object, in ingest order, across deletes and re-creates. */
 export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[] {
-  store.refreshStreams();
+  store.registry.refreshStreams();
   const ids = objectIds(store, sel);
   if (ids.length === 0) return [];
   const range = store.buckets.range(0, Number.MAX_SAFE_INTEGER);
   if (!range) return [];
   const rows = (
-    store
+    store.sql
       .prepRaw(
         `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${ids
           .map(() => "?")
@@ -269,16 +275,16 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
 
 /** Control records (baselines markers, gaps, snapshots, ...) of a type, optionally for one stream. */
 export function controlRecords(store: Store, type: RecordType, streamId?: string): JournalRecord[] {
-  store.refreshStreams();
+  store.registry.refreshStreams();
   const args: unknown[] = [code(type)];
   let extra = "";
   if (streamId) {
-    const s = store.streamsById.get(streamId);
+    const s = store.registry.streamsById.get(streamId);
     if (!s) return [];
     extra = " AND r.stream = ?";
     args.push(s.id);
   }
-  const rows = store
+  const rows = store.sql
     .prep(
       `SELECT ${COLS} FROM records r WHERE r.object IS NULL AND r.type = ?${extra} ORDER BY r.seq`,
     )

@@ -100,14 +100,15 @@ export function sharedVersion(
   if (!row.body) return undefined;
   const enc = row.flags & ENC_MASK;
   if (enc === ENC_KEYFRAME) {
-    const obj = JSON.parse(store.keyframeJson(row)) as unknown;
+    const obj = JSON.parse(store.versions.keyframeJson(row)) as unknown;
     keyframes.set(row.seq, obj);
     return obj;
   }
-  if (!(row.flags & ENC_STAR) || row.base === null) return store.objectOfRow(objectId, row);
+  if (!(row.flags & ENC_STAR) || row.base === null)
+    return store.versions.objectOfRow(objectId, row);
   let kf = keyframes.get(row.base);
   if (kf === undefined) {
-    kf = JSON.parse(store.keyframeJsonAt(objectId, row.base)) as unknown;
+    kf = JSON.parse(store.versions.keyframeJsonAt(objectId, row.base)) as unknown;
     keyframes.set(row.base, kf);
   }
   return applyCopyOnWrite(kf, patchOps(row.flags, row.body, row.rv));

@@ -117,12 +117,12 @@ export function rowObject(store: Store, row: RecordRow): unknown {
   if (enc === ENC_KEYFRAME && row.object === null)
     return reconstruct([{ enc: row.flags, body: row.body }]);
   if (row.object === null) throw new Error(`record ${row.seq}: a patch without an object`);
-  return store.objectOfRow(row.object, row);
+  return store.versions.objectOfRow(row.object, row);
 }
 
 /** Turns a stored row back into the record that was appended (with its ingestSeq). */
 export function decodeRow(store: Store, row: RecordRow, object?: unknown): JournalRecord {
-  const stream = store.streams.get(row.stream);
+  const stream = store.registry.streams.get(row.stream);
   if (!stream) throw new Error(`record ${row.seq} points at unknown stream ${row.stream}`);
   const meta: Meta = row.meta ? (JSON.parse(row.meta) as Meta) : {};
   const rec: JournalRecord = {
@@ -139,7 +139,7 @@ export function decodeRow(store: Store, row: RecordRow, object?: unknown): Journ
   if (meta.r) {
     rec.resource = meta.r;
   } else if (row.object !== null) {
-    const o = store.objectRow(row.object);
+    const o = store.registry.objectRow(row.object);
     const md = ((obj as { metadata?: { uid?: string } } | undefined)?.metadata ?? {}) as {
       uid?: string;
     };

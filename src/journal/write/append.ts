@@ -1,22 +1,11 @@
 import type Database from "better-sqlite3";
-import { objectHash } from "../../event/ids";
 import { streamIdOf } from "../../event/stream-id";
-import type { JournalRecord } from "../../event/schema";
 import type { CachedVersion, KeyframePosition, LruCache } from "../store/cache";
 import type { IdFilter } from "./dedup";
 import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "../codec/codec";
-import { canonicalIsoMs } from "../codec/iso-time";
-import { redactObject, type RedactPolicy } from "./redact";
-import {
-  FLAG_PROV_WATCH,
-  FLAG_SYNTHETIC,
-  packHex,
-  packId,
-  payloadsToMeta,
-  typeCode,
-  watchCode,
-  type Meta,
-} from "../store/rows";
+import type { RedactPolicy } from "./redact";
+import { packHex, packId, typeCode, watchCode, type Meta } from "../store/rows";
+import { checkIds, rowOf } from "./row-of";
 import { OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "../store/schema";
 import type { Store } from "../store/store";
 import { JournalError, type AppendBatch, type AppendResult } from "../types";
@@ -83,10 +72,6 @@ function isEmpty(meta: Meta): boolean {
   return true;
 }
 
-function invalid(rec: JournalRecord, why: string): JournalError {
-  return new JournalError(`invalid record ${rec.eventId ?? "?"} (${rec.type}): ${why}`, "INVALID");
-}
-
 /** Runs inside the caller's transaction; returns cache updates to apply only once it commits. */
 export function appendInTxn(
   w: WriterState,
@@ -107,88 +92,42 @@ export function appendInTxn(
   // Earliest observation per index bucket among this batch's object rows (usually one bucket).
   const bucketMins = new Map<number, number>();
   for (const rec of batch.streams ?? []) {
-    w.store.ensureStream(streamIdOf(rec), rec.clusterId);
+    w.store.registry.ensureStream(streamIdOf(rec), rec.clusterId);
   }
   for (const rec of batch.records) {
-    if (!rec.eventId || !rec.streamId || !rec.clusterId)
-      throw invalid(rec, "eventId, streamId and clusterId are required");
-    const stream = w.store.ensureStream(rec.streamId, rec.clusterId);
-    const meta: Meta = {};
-    let ms = canonicalIsoMs(rec.observedAt);
-    if (ms === null) {
-      ms = Date.parse(rec.observedAt);
-      if (Number.isNaN(ms)) throw invalid(rec, `observedAt "${rec.observedAt}" is not a date`);
-      // Any other spelling is kept verbatim, so the record reads back exactly as written.
-      if (new Date(ms).toISOString() !== rec.observedAt) meta.o = rec.observedAt;
-    }
-    if (rec.clusterId !== stream.clusterId) meta.cl = rec.clusterId;
-    let flags = rec.synthetic ? FLAG_SYNTHETIC : 0;
-    if (rec.provenance) {
-      if (rec.provenance.source === "watch" && Object.keys(rec.provenance).length === 1)
-        flags |= FLAG_PROV_WATCH;
-      else meta.p = rec.provenance;
-    }
-    payloadsToMeta(rec, meta);
-
+    checkIds(rec);
+    const stream = w.store.registry.ensureStream(rec.streamId, rec.clusterId);
+    const row = rowOf(rec, stream, w);
+    const packedId = packId(rec.eventId, scratchId);
     let objectId: number | null = null;
     let enc: EncodedBody | null = null;
     let base: CachedVersion | null = null;
-    let object: unknown = rec.object;
-    let hash = rec.objectHash ?? null;
-    let rv: string | null =
-      rec.resource?.resourceVersion ??
-      rec.checkpoint?.resourceVersion ??
-      rec.baseline?.listResourceVersion ??
-      null;
-    if (rec.object) {
-      const kind = rec.resource?.kind ?? rec.object.kind ?? "";
-      const red = redactObject(rec.object as Record<string, unknown>, kind, w.policy);
-      object = red.object;
-      // A hash over the clear object would let someone test guesses of the secret value.
-      if (red.redacted || hash === null) hash = objectHash(object);
-    }
-    const packedId = packId(rec.eventId, scratchId);
-    if (rec.object && rec.resource) {
-      const r = rec.resource;
-      objectId = w.store.objectId(rec.clusterId, r.group, r.kind, r.namespace, r.name, true);
+    if (row.identity) {
+      const r = row.identity;
+      const { id, created } = w.store.registry.registerObject(
+        rec.clusterId,
+        r.group,
+        r.kind,
+        r.namespace,
+        r.name,
+      );
+      objectId = id;
       if (
-        !w.store.lastCreated &&
+        !created &&
         w.ids.mayHave(packedId) &&
-        w.store.buckets.newest(Number.MAX_SAFE_INTEGER, b =>
-          st.objectCopy.get(b, objectId, packedId),
-        ) !== undefined
+        w.store.buckets.newest(Number.MAX_SAFE_INTEGER, b => st.objectCopy.get(b, id, packedId)) !==
+          undefined
       ) {
         duplicates++;
         continue;
       }
-      const derivedUid = (object as { metadata?: { uid?: string } }).metadata?.uid ?? "";
-      if (r.version !== stream.version || r.uid !== derivedUid) meta.r = r;
-      const id = objectId!;
       // A just-created identity has no versions, so skip the cache (and its miss count) and the read.
-      base = w.store.lastCreated
-        ? null
-        : (pending.get(id) ?? w.cache.get(id) ?? baseFromDisk(w, id));
-      // Events and baselines store resource.resourceVersion in the rv column unchanged, so their
-      // patches may leave it out and let the reader restore it from there.
-      const rowRv = rec.type === "event" || rec.type === "baseline" ? r.resourceVersion : null;
-      enc = encodeObject(base, object, w.codec, rowRv);
-    } else if (rec.object) {
-      enc = encodeKeyframe(object, w.codec);
-      if (rec.resource) meta.r = rec.resource;
-    } else if (rec.resource) {
-      meta.r = rec.resource;
-      rv = null; // no object here, so the RV must not be mistaken for a durable position
+      base = created ? null : (pending.get(id) ?? w.cache.get(id) ?? baseFromDisk(w, id));
+      enc = encodeObject(base, row.object, w.codec, row.patchRv);
+    } else if (row.object !== undefined) {
+      enc = encodeKeyframe(row.object, w.codec);
     }
-    if (rec.type === "checkpoint" || (rec.type === "baseline" && !rec.object)) {
-      rv = rec.checkpoint?.resourceVersion ?? rec.baseline?.listResourceVersion ?? rv;
-    }
-    if (
-      rec.type === "gap" ||
-      rec.type === "coverage_change" ||
-      rec.type === "snapshot" ||
-      rec.type === "pruned"
-    )
-      rv = null;
+    const { rv, hash, meta, observedMs: ms } = row;
 
     const storedHash =
       hash === null
@@ -204,7 +143,7 @@ export function appendInTxn(
       ms,
       watchCode(rec.watchType),
       rv,
-      flags | (enc?.enc ?? 0),
+      row.flags | (enc?.enc ?? 0),
       storedHash,
       metaJson,
       enc?.body ?? null,
@@ -230,20 +169,17 @@ export function appendInTxn(
       // A keyframe becomes the base of the versions after it; a patch only advances the count.
       pending.set(objectId, {
         seq: enc.base ?? seq,
-        object: enc.base === null ? object : base!.object,
+        object: enc.base === null ? row.object : base!.object,
         chainLen: enc.chainLen,
         keyframeBytes: enc.keyframeBytes,
       });
     }
-    if (rec.type === "baseline" && !rec.object) st.baselineDone.run(seq, stream.id);
-    if (rec.type === "gap") st.setState.run("degraded", stream.id);
-    if (rec.type === "coverage_change" && rec.coverage) {
-      st.setState.run(rec.coverage.state === "available" ? "active" : "unavailable", stream.id);
-    }
+    if (row.effect === "baseline-done") st.baselineDone.run(seq, stream.id);
+    else if (row.effect !== null) st.setState.run(row.effect, stream.id);
     seq++;
   }
   for (const cp of batch.checkpoints) {
-    const stream = w.store.streamsById.get(cp.streamId);
+    const stream = w.store.registry.streamsById.get(cp.streamId);
     if (!stream) throw new JournalError(`checkpoint for unknown stream ${cp.streamId}`, "INVALID");
     // A checkpoint may only name a position that a durable record (now or earlier) holds.
     if (!rvIsDurable(st, stream.id, cp.resourceVersion, batchRvs, w.nextSeq)) {
@@ -270,7 +206,7 @@ function baseFromDisk(w: WriterState, objectId: number): CachedVersion | null {
   const known = w.positions.get(objectId);
   // Once this batch commits, the cache holds the object again and this entry would go stale.
   if (known) w.positions.delete(objectId);
-  return w.store.currentBase(objectId, known);
+  return w.store.versions.currentBase(objectId, known);
 }
 
 // How far back a checkpoint may name an object RV that is neither in its batch nor a control row.
