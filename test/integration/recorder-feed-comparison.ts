@@ -2,10 +2,10 @@
 // Watcher (what Pepr .Watch()/.Reconcile() ride on, configured with Pepr's defaults) and through our engine.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { K8s, kind } from "kubernetes-fluent-client";
+import { K8s, kind, WatchEvent } from "kubernetes-fluent-client";
 import { streamIdOf } from "../../src/event";
 import type { JournalRecord } from "../../src/event/schema";
-import { KubeClient, loadKubeConfig } from "../../src/kube/client";
+import { KubeClient, loadKubeConfig, type JsonRequest } from "../../src/kube/client";
 import { tempJournalPath } from "../support/journal-fixtures";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
 import { allRecords, cmKey, rig, until } from "./recorder-support";
@@ -40,6 +40,27 @@ export interface FeedRow {
   /** Lost versions that no GAP record covers. */
   unmarkedLost: number;
   gapRecords: number;
+  /** Lost versions by window: [before the first fault, after fault 1, ..., after the last fault]. */
+  lostByWindow: number[];
+}
+
+/** What one run of the fault script measured. */
+export interface FeedComparison {
+  script: string[];
+  /** Highest acknowledged RV when each fault began; fault i's window ends where fault i+1 begins. */
+  faultRvs: number[];
+  kfc: FeedRow;
+  engine: FeedRow;
+  /** RV windows (lastGood, baseline list RV] that the engine's GAP records declare lost. */
+  engineGaps: { from: number; to: number }[];
+  /** Versions the KFC feed lost although the engine, watching the same link, lost them in no GAP. */
+  kfcLostOutsideEngineGaps: number;
+  /** Versions the KFC feed lost of which it later delivered a newer version: merged away by a relist. */
+  kfcLostButNewerDelivered: number;
+  /** Whether the KFC feed delivered the last acknowledged write within a minute of it. */
+  kfcCaughtUp: boolean;
+  /** How often the KFC Watcher reported each of its own events (reconnects, relists, errors). */
+  kfcWatcherEvents: Record<string, number>;
 }
 
 /** A TCP proxy in front of the API server whose link both feeds share; cut() is a network partition. */
@@ -103,36 +124,69 @@ const peprWatchCfg = {
   relistIntervalSec: 600,
 };
 
-function unmarkedGaps(
-  acks: Ack[],
-  seen: Set<string>,
-  faultsAt: number[],
-  windows: { from: number; to: number }[],
-) {
-  let n = 0;
-  const bounds = [...faultsAt, Number.MAX_SAFE_INTEGER];
-  for (let i = 0; i < faultsAt.length; i++) {
-    const inWindow = acks.slice(bounds[i], bounds[i + 1]);
-    const lostUnmarked = inWindow.some(a => {
-      if (seen.has(`${a.ns}/${a.name}@${a.rv}`)) return false;
-      const rv = Number(a.rv);
-      return !windows.some(w => rv > w.from && rv <= w.to);
-    });
-    if (lostUnmarked) n++;
+// The writers' combined rate. Faults are placed by write count, so a fixed rate keeps the time between
+// them, and the writes inside each, the same on a fast machine and a slow one.
+const WRITES_PER_SECOND = 70;
+
+/** The client with its requests spaced to `perSecond` in total, however many writers share it. */
+function pacedClient(client: KubeClient, perSecond: number): KubeClient {
+  let next = 0;
+  const paced = Object.create(client) as KubeClient;
+  paced.json = async <T>(path: string, req?: JsonRequest): Promise<T> => {
+    const now = Date.now();
+    const slot = Math.max(now, next);
+    next = slot + 1000 / perSecond;
+    if (slot > now) await new Promise(r => setTimeout(r, slot - now));
+    return client.json<T>(path, req);
+  };
+  return paced;
+}
+
+const versionOf = (x: { ns: string; name: string; rv: string }) => `${x.ns}/${x.name}@${x.rv}`;
+
+/** Acknowledged writes a feed never delivered. */
+function lostAcks(acks: Ack[], d: Delivery[]): Ack[] {
+  const seen = new Set(d.map(versionOf));
+  return acks.filter(a => !seen.has(versionOf(a)));
+}
+
+const inGap = (rv: number, windows: { from: number; to: number }[]) =>
+  windows.some(w => rv > w.from && rv <= w.to);
+
+/** Lost versions of which the feed delivered a newer version of the same object afterwards. */
+function lostButNewerDelivered(acks: Ack[], d: Delivery[]): number {
+  const newest = new Map<string, number>();
+  for (const x of d) {
+    const obj = `${x.ns}/${x.name}`;
+    newest.set(obj, Math.max(newest.get(obj) ?? -1, Number(x.rv)));
   }
-  return n;
+  return lostAcks(acks, d).filter(a => (newest.get(`${a.ns}/${a.name}`) ?? -1) > Number(a.rv))
+    .length;
+}
+
+/** Which window of the script an RV falls in: 0 before the first fault, i after fault i. */
+function windowOf(rv: number, faultRvs: number[]): number {
+  let i = 0;
+  while (i < faultRvs.length && rv > faultRvs[i]) i++;
+  return i;
 }
 
 function row(
   feed: string,
   acks: Ack[],
   d: Delivery[],
-  faultsAt: number[],
+  faultRvs: number[],
   recs: JournalRecord[] = [],
 ): FeedRow {
   const windows = gapWindows(recs);
   const v = verify(acks, d, windows);
-  const seen = new Set(d.map(x => `${x.ns}/${x.name}@${x.rv}`));
+  const lostByWindow = faultRvs.map(() => 0).concat(0);
+  const unmarkedFaults = new Set<number>();
+  for (const a of lostAcks(acks, d)) {
+    const w = windowOf(Number(a.rv), faultRvs);
+    lostByWindow[w]++;
+    if (w > 0 && !inGap(Number(a.rv), windows)) unmarkedFaults.add(w);
+  }
   return {
     feed,
     acked: v.acked,
@@ -140,17 +194,15 @@ function row(
     lostVersions: v.lost,
     outOfOrder: v.outOfOrder,
     duplicates: v.duplicates,
-    unmarkedGaps: unmarkedGaps(acks, seen, faultsAt, windows),
+    unmarkedGaps: unmarkedFaults.size,
     unmarkedLost: v.unmarkedLost,
     gapRecords: recs.filter(r => r.type === "gap").length,
+    lostByWindow,
   };
 }
 
 /** Runs the fault script (partitions, a compaction inside one, a restart) through both feeds at once. */
-export async function compareFeeds(
-  srv: FaultServer,
-  total = 2000,
-): Promise<{ rows: FeedRow[]; script: string[] }> {
+export async function compareFeeds(srv: FaultServer, total = 2000): Promise<FeedComparison> {
   const admin = await KubeClient.create(loadKubeConfig({ kubeconfig: srv.kubeconfigs.admin }));
   const ns = `feed-${Date.now().toString(36)}`;
   await ensureNamespace(admin, ns);
@@ -161,21 +213,37 @@ export async function compareFeeds(
   const proxy = await partitionProxy(srv.url);
 
   // Feed 1: the KFC Watcher, the way Pepr starts it, with admin rights so RBAC plays no part.
+  const previousKubeconfig = process.env.KUBECONFIG;
   process.env.KUBECONFIG = viaProxy(srv.kubeconfigs.admin, proxy.port);
   const kfc: Delivery[] = [];
   let kfcSeq = 0;
-  const watcher = K8s(kind.ConfigMap)
-    .InNamespace(ns)
-    .Watch(o => {
-      const m = o.metadata!;
-      kfc.push({ ns: m.namespace!, name: m.name!, rv: m.resourceVersion!, seq: kfcSeq++ });
-    }, peprWatchCfg);
-  await watcher.start();
+  const kfcWatcherEvents: Record<string, number> = {};
+  const watchers: { close(): void }[] = [];
+  const startKfc = async (): Promise<void> => {
+    const watcher = K8s(kind.ConfigMap)
+      .InNamespace(ns)
+      .Watch(o => {
+        const m = o.metadata!;
+        kfc.push({ ns: m.namespace!, name: m.name!, rv: m.resourceVersion!, seq: kfcSeq++ });
+      }, peprWatchCfg);
+    watchers.push(watcher);
+    for (const e of Object.values(WatchEvent)) {
+      if (e === WatchEvent.DATA) continue;
+      watcher.events.on(e, () => void (kfcWatcherEvents[e] = (kfcWatcherEvents[e] ?? 0) + 1));
+    }
+    // After resyncFailureMax failed reconnects the Watcher gives up; Pepr's handler then throws,
+    // which ends the watcher pod, and its replacement starts a Watcher with an empty cache. Starting
+    // one at once stands in for that restart (and spares KFC the pod's start-up time).
+    watcher.events.once(WatchEvent.GIVE_UP, () => void startKfc());
+    await watcher.start();
+  };
+  await startKfc();
 
-  // Feed 2: our engine; a backoff of 1-2 s lets the compaction land before it reconnects.
+  // Feed 2: our engine, through the same proxy; a backoff of 1-2 s lets the compaction land before
+  // it reconnects.
   const tmp = tempJournalPath("krply-feed-");
   const r = await rig(
-    srv.kubeconfigs.recorder,
+    viaProxy(srv.kubeconfigs.recorder, proxy.port),
     { backoffMinMs: 1000, backoffMaxMs: 2000 },
     tmp.path,
   );
@@ -189,60 +257,76 @@ export async function compareFeeds(
   await new Promise(res => setTimeout(res, 1000)); // KFC lists and opens its watch on its own schedule
 
   let acked = 0;
+  let maxAckedRv = 0;
   const script: string[] = [];
-  const faultsAt: number[] = [];
+  const faultRvs: number[] = [];
+  const engineRv = () =>
+    Number(r.journal.streams().find(s => s.streamId === id)?.lastResourceVersion ?? 0);
   const writing = runWriters({
-    client: admin,
+    client: pacedClient(admin, WRITES_PER_SECOND),
     targets,
     writers: 2,
     total,
     retry: true,
-    onAck: () => void acked++,
+    onAck: a => {
+      acked++;
+      maxAckedRv = Math.max(maxAckedRv, Number(a.rv));
+    },
   });
   const at = (n: number) => until(`${n} acks`, () => acked >= n, 180_000, 10);
+  const fault = async (what: string, run: () => Promise<unknown>) => {
+    faultRvs.push(maxAckedRv);
+    script.push(`after ${acked} writes: ${what}`);
+    await run();
+    // The next fault waits until the engine has resumed, so two faults never merge into one outage.
+    // KFC gets the same time; writes go on meanwhile.
+    const after = maxAckedRv;
+    await until(`engine resumed after: ${what}`, () => engineRv() >= after, 60_000);
+    // A relist may read a write not yet acknowledged; the next window starts past it.
+    const resumed = engineRv();
+    await until("a write past the engine's resume point", () => maxAckedRv > resumed, 60_000);
+  };
   await at(total * 0.2);
-  faultsAt.push(acked);
-  await proxy.cut(3000);
-  script.push(
-    `after ${faultsAt.at(-1)} writes: 3 s network partition between the feeds and the server`,
-  );
+  await fault("3 s network partition between the feeds and the server", () => proxy.cut(3000));
   await at(total * 0.4);
-  faultsAt.push(acked);
-  await proxy.cut(3000, () => srv.compact());
-  script.push(`after ${faultsAt.at(-1)} writes: 3 s partition with an etcd compaction inside it`);
+  await fault("3 s partition with an etcd compaction at its end", () =>
+    proxy.cut(3000, () => srv.compact()),
+  );
   await at(total * 0.6);
-  faultsAt.push(acked);
-  await srv.restart();
-  script.push(`after ${faultsAt.at(-1)} writes: API-server restart`);
+  await fault("API-server restart", () => srv.restart());
   await at(total * 0.8);
-  faultsAt.push(acked);
-  await proxy.cut(1000);
-  script.push(`after ${faultsAt.at(-1)} writes: 1 s partition`);
+  await fault("1 s partition", () => proxy.cut(1000));
   const { acks } = await writing;
   const lastRv = acks.reduce((m, a) => Math.max(m, Number(a.rv)), 0);
-  await until(
-    "engine caught up",
-    () =>
-      Number(r.journal.streams().find(s => s.streamId === id)?.lastResourceVersion ?? 0) >= lastRv,
-    60_000,
-  );
+  await until("engine caught up", () => engineRv() >= lastRv, 60_000);
   // KFC's relist after a restart is what brings it level; give it the same chance.
-  await until("KFC caught up", () => kfc.some(d => Number(d.rv) >= lastRv), 60_000).catch(
-    () => undefined,
-  );
-  watcher.close();
+  const kfcCaughtUp = await until(
+    "KFC caught up",
+    () => kfc.some(d => Number(d.rv) >= lastRv),
+    60_000,
+  )
+    .then(() => true)
+    .catch(() => false);
+  for (const w of watchers) w.close();
+  if (previousKubeconfig === undefined) delete process.env.KUBECONFIG;
+  else process.env.KUBECONFIG = previousKubeconfig;
   await proxy.close();
   const recs = allRecords(r.journal, id);
   await r.close();
   await admin.close();
   tmp.cleanup();
-  // The order in which acks arrived defines the fault windows; sort by RV so windows are contiguous.
-  const sorted = [...acks].sort((a, b) => Number(a.rv) - Number(b.rv));
+  const engineDeliveries = deliveriesOf(recs);
+  const engineGaps = gapWindows(recs);
   return {
-    rows: [
-      row("Pepr .Watch/.Reconcile feed (KFC Watcher)", sorted, kfc, faultsAt),
-      row("krply stream engine", sorted, deliveriesOf(recs), faultsAt, recs),
-    ],
     script,
+    faultRvs,
+    kfc: row("Pepr .Watch/.Reconcile feed (KFC Watcher)", acks, kfc, faultRvs),
+    engine: row("krply stream engine", acks, engineDeliveries, faultRvs, recs),
+    kfcLostOutsideEngineGaps: lostAcks(acks, kfc).filter(a => !inGap(Number(a.rv), engineGaps))
+      .length,
+    engineGaps: engineGaps.map(({ from, to }) => ({ from, to })),
+    kfcLostButNewerDelivered: lostButNewerDelivered(acks, kfc),
+    kfcCaughtUp,
+    kfcWatcherEvents,
   };
 }
