@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../src/event";
-import { openJournal } from "../src/journal";
+import { openJournal, openJournalView } from "../src/journal";
 import { checkpointsOf } from "../test/support/journal-fixtures";
 import { Workload } from "./lib-kube-workload";
 
@@ -110,7 +110,7 @@ export async function main(args: string[]): Promise<void> {
       );
     }
     // Reads go through a read-only connection, as the sidecar serves them, next to the open writer.
-    const reader = openJournal(jPath, { readonly: true });
+    const reader = openJournalView(jPath);
     const start = Date.UTC(2024, 0, 1);
     const atNs: number[] = [];
     const histNs: number[] = [];

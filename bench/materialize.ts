@@ -72,19 +72,22 @@ export async function main(args: string[]): Promise<void> {
       `baseline journal.objectAt: ${basePerObject.toFixed(2)} ms/object (${sample.length} objects)`,
     );
 
-    const water = best(2, () => snapshot(j, BENCH_CLUSTER, end, "bench", { withoutObjects: true }));
+    const water = best(
+      2,
+      () => snapshot(j, BENCH_CLUSTER, end, "bench", { withoutObjects: true }).data,
+    );
     console.log(
       `snapshot (watermarks + positions of ${water.value.objectCount} objects): ${fmt(water.ms)} (target < 1000 ms) ` +
         `complete=${water.value.complete}`,
     );
     // Shared machines swing by a third between runs, so each timing is the best of a few.
-    const full = best(3, () => snapshot(j, BENCH_CLUSTER, end, "bench"));
+    const full = best(3, () => snapshot(j, BENCH_CLUSTER, end, "bench").data);
     const perObj = full.ms / Math.max(1, full.value.objects.length);
     console.log(
       `snapshot (all ${full.value.objects.length} objects materialized): ${fmt(full.ms)} (target < 1000 ms), ` +
         `${(basePerObject / perObj).toFixed(1)}x faster per object than the baseline`,
     );
-    const d = best(3, () => diff(j, BENCH_CLUSTER, mid, end, { namespace: ns }));
+    const d = best(3, () => diff(j, BENCH_CLUSTER, mid, end, { namespace: ns }).data);
     const changed = d.value.objects.length;
     const fields = d.value.objects.reduce((n, o) => n + o.changes.length, 0);
     console.log(

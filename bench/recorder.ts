@@ -7,7 +7,7 @@ import { build } from "esbuild";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { streamIdOf } from "../src/event";
-import { openJournal } from "../src/journal";
+import { openJournal, openJournalView } from "../src/journal";
 import { tempJournalPath } from "../test/support/journal-fixtures";
 import { KubeClient, loadKubeConfig } from "../src/kube/client";
 import { clusterIdentity } from "../src/watch/cluster-identity";
@@ -186,7 +186,7 @@ export async function main(args: string[]): Promise<void> {
     );
     let stderr = "";
     child.stderr.on("data", d => (stderr += String(d)));
-    const rj = () => openJournal(rssStore.path, { readonly: true });
+    const rj = () => openJournalView(rssStore.path);
     const until = Date.now() + 120_000;
     let baselined = false;
     while (!baselined && Date.now() < until) {

@@ -1,16 +1,15 @@
 import { stringify } from "yaml";
+import type { Answer } from "../materialize";
 import type { GlobalOptions } from "./program";
 
-/** An answer plus the coverage warnings that must travel with it. */
-export interface Answer<T> {
-  data: T;
-  warnings: string[];
-}
+/** What the CLI prints: materialize's answer, or plain data with warnings (e.g. a list). */
+export type Printable<T> = Pick<Answer<T>, "data" | "warnings"> &
+  Partial<Pick<Answer<T>, "coverage">>;
 
 /** Prints an answer in the chosen format; warnings go next to it, never dropped. */
 export function printAnswer<T>(
   opts: Pick<GlobalOptions, "output">,
-  answer: Answer<T>,
+  answer: Printable<T>,
   renderText: (data: T) => string,
   out: NodeJS.WritableStream = process.stdout,
 ): void {

@@ -1,14 +1,14 @@
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { batchRecords, BATCH } from "../../test/fixtures/journal/append-child";
-import { openJournal } from "./index";
+import { openJournal, openJournalView } from "./index";
 import { tempJournalPath } from "../../test/support/journal-fixtures";
 
 const ROOT = join(__dirname, "..", "..");
 const CHILD = join(ROOT, "test", "fixtures", "journal", "append-child.ts");
 
 function verify(path: string, ackedBatches: Set<number>): { records: number } {
-  const j = openJournal(path, { readonly: true });
+  const j = openJournalView(path);
   try {
     const report = j.fsck();
     expect(report.problems).toEqual([]);

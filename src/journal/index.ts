@@ -1,5 +1,4 @@
+// The journal's front door: everything outside src/journal imports from here and nowhere else.
+export { openJournal, openJournalView } from "./journal";
 export * from "./types";
-export { openJournal, DEFAULTS as JOURNAL_DEFAULTS } from "./journal";
-export { SCHEMA_VERSION } from "./store/schema";
-export { redactObject, digestValue, REDACTED_PREFIX, type RedactPolicy } from "./write/redact";
-export type { GapWindow } from "./read/object-at";
+export { overlaps as gapOverlaps } from "./read/gaps";

@@ -15,9 +15,20 @@ export interface RetentionOptions {
   maxAgeMs?: number;
 }
 
+/** How much the journal checks when it opens; a journal that fails is not opened. */
+export type OpenCheck = "none" | "quick" | "full";
+
+/** Options of the read-only view. */
+export interface JournalViewOptions {
+  busyTimeoutMs?: number;
+  /** Native addon path for bundled builds (D3); defaults to the installed better-sqlite3. */
+  nativeBinding?: string;
+}
+
 export interface JournalOptions {
-  readonly?: boolean;
   sync?: SyncMode;
+  /** "quick": SQLite's quick_check and the schema version; "full": fsck of every chain and checkpoint. */
+  check?: OpenCheck;
   busyTimeoutMs?: number;
   keyframeEvery?: number;
   /** Bounded cache of the last version per object, so appends diff without a read. */
@@ -91,13 +102,56 @@ export interface ObjectSelector {
 
 export type PointInTime = { time: string } | { resourceVersion: string; streamId: string };
 
+/** Why an object that had been recorded did not exist at a point. */
+export interface Absence {
+  /** A DELETED event was recorded, or a later relist of its stream did not list it. */
+  reason: "deleted" | "vanished-in-gap";
+  /** Observed time of the delete, or of the relist that did not list it. */
+  atMs: number;
+  /** The resourceVersion of the delete; null for a disappearance. */
+  resourceVersion: string | null;
+}
+
+/**
+ * A stretch of a stream's history that is unknown: from the last moment the stream was known good
+ * to the relist that closed it. The one gap type of krply; people's wording lives in materialize.
+ */
+export interface GapWindow {
+  streamId: string;
+  /** ingestSeq of the GAP record. */
+  gapSeq: number;
+  /** Observed time of the stream's last record before the GAP: continuity is known up to here. */
+  fromMs: number;
+  /** When the resolving relist was taken; null while the gap is open. */
+  toMs: number | null;
+  reason: string;
+  lastGoodResourceVersion: string;
+  /** listResourceVersion of the baseline that closed the gap; null while it is open. */
+  resolvedByBaselineRv: string | null;
+}
+
+/** A time range to test gap windows against; a point is a range with from === to. */
+export interface TimeRange {
+  fromMs: number;
+  toMs: number;
+}
+
+/** Facts about an object at a point, for materialize to turn into an answer. */
 export interface ObjectAtResult {
   /** The record whose object was current at the point; null if the object did not exist. */
   record: JournalRecord | null;
   exists: boolean;
-  warnings: string[];
+  /** Set when the object's last record before the point shows it gone. */
+  absence: Absence | null;
+  /** Gap windows (of the object's stream, or of every stream when it was never seen) over the point. */
+  gaps: GapWindow[];
   inGap: boolean;
+  /** The prune horizon, when the point lies before it. */
   prunedBefore: string | null;
+  /** How many API groups matched a selector that left out the group. */
+  matchingGroups: number;
+  /** For a resourceVersion point: the RV was never recorded on the stream. */
+  rvNotRecorded: boolean;
 }
 
 export interface FsckReport {
@@ -106,26 +160,126 @@ export interface FsckReport {
   problems: string[];
 }
 
-/** The journal as the rest of krply sees it. */
-export interface Journal {
+/** An object identity as the journal keys it. */
+export interface ObjectIdentity {
+  id: number;
+  kind: string;
+  group: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * Where an object stood at a point: its last record at or before it, with existence resolved.
+ * Only a view makes positions; pass them back to the view that made them.
+ */
+export interface ObjectPosition {
+  identity: ObjectIdentity;
+  streamId: string;
+  /** ingestSeq of the record. */
+  seq: number;
+  resourceVersion: string | null;
+  observedAtMs: number;
+  /** false when the last record is a delete, or a later relist of its stream did not list it. */
+  exists: boolean;
+  absence: Absence | null;
+}
+
+/** A baseline marker: the point where a stream's list completed. */
+export interface BaselineMark {
+  seq: number;
+  observedAtMs: number;
+  listResourceVersion: string;
+}
+
+/** The last durable position of a stream at a point. */
+export interface StreamPosition {
+  resourceVersion: string;
+  seq: number;
+  observedAt: string;
+}
+
+export interface PositionFilter {
+  namespace?: string;
+  streamIds?: ReadonlySet<string>;
+  kinds?: ReadonlySet<string>;
+}
+
+/** A coverage change of a stream: it became recordable again, or stopped being recordable. */
+export type CoverageState = NonNullable<JournalRecord["coverage"]>;
+
+/**
+ * The journal read-only: long-lived, cheap to query many times, migration-checked at open. Every
+ * read of krply goes through one; a view can never append.
+ */
+export interface JournalView {
   readonly path: string;
-  readonly readonly: boolean;
-  append(batch: AppendBatch): AppendResult;
   streams(): StreamInfo[];
-  setStreamState(streamId: string, state: StreamState): void;
   events(query: EventQuery): EventPage;
   objectHistory(sel: ObjectSelector): JournalRecord[];
   objectAt(sel: ObjectSelector, at: PointInTime): ObjectAtResult;
   baselines(streamId?: string): JournalRecord[];
+  /** GAP records, each with the baseline that resolved it filled in. */
   gaps(streamId?: string): JournalRecord[];
+  /** Gap windows, optionally of one stream and only those overlapping a range. */
+  gapWindows(streamId?: string, during?: TimeRange): GapWindow[];
   snapshots(): JournalRecord[];
+  /** The time before which retention removed history, or null. */
+  prunedBefore(): string | null;
+  /** Baseline markers of a stream, oldest first. */
+  baselineMarks(streamId: string): BaselineMark[];
+  /** The stream's last coverage change at or before a time, or null when it never changed. */
+  coverageAt(streamId: string, atMs: number): CoverageState | null;
+  /**
+   * The last durable position (RV) of a stream at or before a time: the newest of its control rows
+   * and of the given object positions (each object's last record at that time, as positionsAt gives).
+   */
+  streamPositionAt(
+    streamId: string,
+    atMs: number,
+    positions?: readonly ObjectPosition[],
+  ): StreamPosition | null;
+  /** Object identities of a cluster, optionally in one namespace. */
+  objects(clusterId: string, namespace?: string): ObjectIdentity[];
+  /** Object identities whose name starts with a prefix, any cluster by default. */
+  findObjects(
+    namePrefix: string,
+    filter?: { clusterId?: string; kind?: string },
+  ): (ObjectIdentity & { clusterId: string })[];
+  /** Kinds recorded in a cluster. */
+  kinds(clusterId: string): string[];
+  /** Kinds recorded on a stream (a stream holds one resource, so normally one kind). */
+  kindsOfStream(streamId: string): string[];
+  /** Streams that recorded an object identity. */
+  streamsOfObject(identity: ObjectIdentity): string[];
+  /** Where one object stood at a time, or null when it had never been seen by then. */
+  positionAt(identity: ObjectIdentity, atMs: number): ObjectPosition | null;
+  /** Positions of every object (matching the filter) at a time; objects never seen by then are left out. */
+  positionsAt(clusterId: string, atMs: number, filter?: PositionFilter): ObjectPosition[];
+  /** The full record at a position, object included. */
+  record(pos: ObjectPosition): JournalRecord;
+  /** Records at many positions, in the order given, reading their keyframes in file order. */
+  records(positions: readonly ObjectPosition[]): JournalRecord[];
+  /** The record at a position without its object (for provenance only). */
+  header(pos: ObjectPosition): JournalRecord;
+  /** Whether two positions hold the same stored object (by hash, without rebuilding either). */
+  sameContent(a: ObjectPosition, b: ObjectPosition): boolean;
+  fsck(): FsckReport;
+  sizeBytes(): number;
+  recordCount(): number;
+  close(): void;
+}
+
+/** The journal's single writer; it reads through its own connection as a view too. */
+export interface Journal extends JournalView {
+  append(batch: AppendBatch): AppendResult;
+  setStreamState(streamId: string, state: StreamState): void;
   /** Deletes snapshot records by eventId (other record types are never touched); returns how many. */
   deleteSnapshots(eventIds: string[]): number;
   prune(now?: Date): JournalRecord | null;
-  fsck(): FsckReport;
-  sizeBytes(): number;
   stats(): { duplicates: number; cacheHits: number; cacheMisses: number; records: number };
-  close(): void;
+  /** Runs a WAL checkpoint (TRUNCATE), so the -wal file stops counting toward size. */
+  checkpointWal(): void;
 }
 
 /** A typed failure of the journal: disk full, I/O, schema, or corruption. */

@@ -1,5 +1,6 @@
 export * from "./types";
-export { objectAt, type ObjectRef, type ObjectAtAnswer } from "./object-at";
+export { answer, coverageOf, gapInfo, type Answer, type Coverage, type GapInfo } from "./answer";
+export { objectAt, type ObjectRef, type ObjectAtData } from "./object-at";
 export {
   snapshot,
   recordSnapshot,
@@ -23,5 +24,13 @@ export { attributeChange, attributeChanges, type Attribution } from "./attributi
 export { parseFieldsV1, parseFieldsV1Key, ownership } from "./fields-v1";
 export { formatPath, parsePath, escapeKey, type PathSegment } from "./path";
 export { withoutServerFields, SERVER_METADATA } from "./normalize";
-export { coverageAt, gapSpans, describeGap, streamsFor, type GapSpan } from "./coverage";
-export { JournalReader } from "./reader";
+export { coverageAt, streamsFor } from "./coverage";
+export { describeGap, describeAbsence } from "./warnings";
+export { resolveCluster, resolveKind, kindMatches } from "./resolve";
+export { streamReports, journalStatus, type StreamReport, type JournalStatus } from "./status";
+export {
+  nightlyConfigOf,
+  runScheduledSnapshot,
+  type NightlyConfig,
+  type NightlyResult,
+} from "./nightly";

@@ -75,7 +75,7 @@ describe("scheduled snapshots", () => {
       expect(second.expired.map(s => s.at)).toEqual([at(10)]);
       expect(second.deleted).toBe(1);
       expect(second.warnings).toEqual([]);
-      const again = openJournal(tmp.path, { readonly: true });
+      const again = openJournal(tmp.path);
       expect(listSnapshots(again).map(s => s.at)).toEqual([at(20)]);
       // Only the snapshot record went; the baseline it summarised is untouched.
       expect(again.baselines().length).toBeGreaterThan(0);

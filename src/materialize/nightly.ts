@@ -54,7 +54,7 @@ export function runScheduledSnapshot(
       journal,
       snapshot(journal, clusterId, stamp, `scheduled-${stamp.slice(0, 16)}`, {
         withoutObjects: true,
-      }),
+      }).data,
       now,
     );
     if (!s.complete)

@@ -1,7 +1,9 @@
-import type { Journal } from "../journal/types";
+import type { JournalView, PointInTime } from "../journal";
+import { answer, coverageOf, type Answer } from "./answer";
 import { parseTime, provenanceOf } from "./provenance";
-import { JournalReader } from "./reader";
+import { kindOfStream, soleStream } from "./resolve";
 import type { At, MaterializedObject } from "./types";
+import { describeAbsence, describeGap, objectLabel, warn } from "./warnings";
 
 /** Which object: by kind, or by the stream (resource) that recorded it. */
 export interface ObjectRef {
@@ -12,25 +14,10 @@ export interface ObjectRef {
   name: string;
 }
 
-/** An object at a point, or an honest account of why it cannot be shown. */
-export interface ObjectAtAnswer {
+/** An object at a point, or null with the reason in the answer's warnings. */
+export interface ObjectAtData {
   exists: boolean;
   object: MaterializedObject | null;
-  inGap: boolean;
-  prunedBefore: string | null;
-  warnings: string[];
-}
-
-function resolveKind(reader: JournalReader, ref: ObjectRef): string {
-  if (ref.kind) return ref.kind;
-  if (!ref.streamId) throw new Error("objectAt needs a kind or a stream");
-  const kinds = reader.kindsOfStream(ref.streamId);
-  if (kinds.length !== 1) {
-    throw new Error(
-      `stream ${ref.streamId} recorded ${kinds.length === 0 ? "no objects" : `kinds ${kinds.join(", ")}`}; pass a kind`,
-    );
-  }
-  return kinds[0];
 }
 
 /**
@@ -38,72 +25,49 @@ function resolveKind(reader: JournalReader, ref: ObjectRef): string {
  * pruned history or after a delete the answer says so instead of guessing.
  */
 export function objectAt(
-  journal: Journal,
+  view: JournalView,
   clusterId: string,
   ref: ObjectRef,
   at: At,
-): ObjectAtAnswer {
-  const reader = new JournalReader(journal.path);
-  try {
-    const kind = resolveKind(reader, ref);
-    const sel = { clusterId, kind, namespace: ref.namespace, name: ref.name, group: ref.group };
-    if (sel.group === undefined) delete sel.group;
-    let point: Parameters<Journal["objectAt"]>[1];
-    if ("time" in at) {
-      point = { time: new Date(parseTime(at.time)).toISOString() };
-    } else {
-      const streamId = at.streamId ?? ref.streamId ?? soleStream(reader, clusterId, sel);
-      point = { resourceVersion: at.resourceVersion, streamId };
-    }
-    const res = journal.objectAt(sel, point);
-    const warnings = [...res.warnings];
-    if (res.inGap && res.exists) {
-      warnings.push(
-        "the object shown is the last version known before the gap; it may have changed",
-      );
-    }
-    if (!res.record && !res.warnings.length) {
-      warnings.push(
-        `no record of ${kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name} at or before that point`,
-      );
-    }
-    const object =
-      res.exists && res.record?.object && res.record.resource
-        ? {
-            kind: res.record.resource.kind,
-            group: res.record.resource.group,
-            namespace: res.record.resource.namespace,
-            name: res.record.resource.name,
-            object: res.record.object as Record<string, unknown>,
-            provenance: provenanceOf(res.record),
-          }
-        : null;
-    return {
-      exists: res.exists,
-      object,
-      inGap: res.inGap,
-      prunedBefore: res.prunedBefore,
-      warnings,
-    };
-  } finally {
-    reader.close();
+): Answer<ObjectAtData> {
+  let kind = ref.kind;
+  if (!kind) {
+    if (!ref.streamId) throw new Error("objectAt needs a kind or a stream");
+    kind = kindOfStream(view, ref.streamId);
   }
-}
-
-function soleStream(
-  reader: JournalReader,
-  clusterId: string,
-  sel: { kind: string; namespace: string; name: string; group?: string },
-): string {
-  const ids = reader
-    .objects(clusterId, sel.namespace)
-    .filter(o => o.kind === sel.kind && o.name === sel.name)
-    .filter(o => sel.group === undefined || o.group === sel.group);
-  const streams = [...new Set(ids.flatMap(o => reader.streamsOfObject(o.id)))];
-  if (streams.length !== 1) {
-    throw new Error(
-      `a resourceVersion is only meaningful within one stream; ${sel.kind} ${sel.name} was recorded on ${streams.length} streams, pass one`,
-    );
+  const sel = { clusterId, kind, namespace: ref.namespace, name: ref.name, group: ref.group };
+  if (sel.group === undefined) delete sel.group;
+  let point: PointInTime;
+  let streamForRv = "";
+  if ("time" in at) {
+    point = { time: new Date(parseTime(at.time)).toISOString() };
+  } else {
+    streamForRv = at.streamId ?? ref.streamId ?? soleStream(view, clusterId, sel);
+    point = { resourceVersion: at.resourceVersion, streamId: streamForRv };
   }
-  return streams[0];
+  const res = view.objectAt(sel, point);
+  const label = objectLabel(kind, ref.namespace, ref.name);
+  const warnings: string[] = [];
+  if (res.rvNotRecorded && "resourceVersion" in at) {
+    warnings.push(warn.rvNotRecorded(at.resourceVersion, streamForRv));
+    return answer({ exists: false, object: null }, coverageOf([], res.prunedBefore), warnings);
+  }
+  if (res.matchingGroups > 1) warnings.push(warn.severalGroups(label, res.matchingGroups));
+  if (res.prunedBefore) warnings.push(warn.pruned(res.prunedBefore));
+  for (const g of res.gaps) warnings.push(describeGap(g));
+  if (res.absence) warnings.push(describeAbsence(label, res.absence));
+  if (res.inGap && res.exists) warnings.push(warn.lastKnownBeforeGap());
+  if (!res.record && warnings.length === 0) warnings.push(warn.neverRecordedAt(label));
+  const object =
+    res.exists && res.record?.object && res.record.resource
+      ? {
+          kind: res.record.resource.kind,
+          group: res.record.resource.group,
+          namespace: res.record.resource.namespace,
+          name: res.record.resource.name,
+          object: res.record.object as Record<string, unknown>,
+          provenance: provenanceOf(res.record),
+        }
+      : null;
+  return answer({ exists: res.exists, object }, coverageOf(res.gaps, res.prunedBefore), warnings);
 }

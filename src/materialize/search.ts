@@ -1,8 +1,8 @@
 import type { JournalRecord } from "../event/schema";
-import type { Journal } from "../journal/types";
-import { gapSpans, type GapSpan } from "./coverage";
+import { gapOverlaps, type GapWindow, type JournalView } from "../journal";
+import { answer, coverageOf, type Answer } from "./answer";
 import { matchesLabels, parseLabelSelector } from "./labels";
-import { JournalReader } from "./reader";
+import { warn } from "./warnings";
 
 export interface SearchQuery {
   clusterId?: string;
@@ -77,67 +77,51 @@ export function existenceRanges(
   return out;
 }
 
-function likePrefix(prefix: string): string {
-  return `${prefix.replace(/[\\%_]/g, c => `\\${c}`)}%`;
-}
-
-function overlaps(g: GapSpan, r: ExistenceRange): boolean {
-  const from = Date.parse(r.from);
-  const to = r.to === null ? Infinity : Date.parse(r.to);
-  return g.fromMs < to && (g.toMs === null || g.toMs > from);
-}
-
 /** Finds when and where objects existed, by kind, name prefix and labels, across all history. */
-export function search(
-  journal: Journal,
-  q: SearchQuery,
-): { hits: SearchHit[]; warnings: string[] } {
+export function search(view: JournalView, q: SearchQuery): Answer<SearchHit[]> {
   const reqs = parseLabelSelector(q.labelSelector ?? "");
   const matches = (rec: JournalRecord) => matchesLabels(labelsOf(rec), reqs);
-  const reader = new JournalReader(journal.path);
-  try {
-    const warnings: string[] = [];
-    const pruned = reader.prunedBefore();
-    if (pruned)
-      warnings.push(`history before ${pruned} was pruned; earlier existence is not shown`);
-    const gapsByStream = new Map<string, GapSpan[]>();
-    const gapsOf = (streamId: string) => {
-      let g = gapsByStream.get(streamId);
-      if (!g) gapsByStream.set(streamId, (g = gapSpans(journal, reader, streamId)));
-      return g;
-    };
-    const hits: SearchHit[] = [];
-    for (const o of reader.findObjects(likePrefix(q.namePrefix), q.clusterId, q.kind)) {
-      const history = journal.objectHistory({ ...o, group: o.group });
-      const ranges = existenceRanges(history, matches).filter(r => r.matched);
-      if (ranges.length === 0) continue;
-      const last = ranges[ranges.length - 1];
-      const now = reader.positionAt(o, Date.now() + 1e12);
-      if (last.to === null && now && !now.exists && now.absentAtMs !== undefined) {
-        last.to = new Date(now.absentAtMs).toISOString();
-        last.end = "vanished-in-gap";
-      }
-      const streams = [...new Set(history.map(h => h.streamId))];
-      for (const r of ranges) {
-        const gaps = streams.flatMap(gapsOf).filter(g => overlaps(g, r));
-        r.uncertain = gaps.length > 0 || r.end === "vanished-in-gap";
-      }
-      hits.push({
-        clusterId: o.clusterId,
-        kind: o.kind,
-        group: o.group,
-        namespace: o.namespace,
-        name: o.name,
-        ranges: ranges.map(({ matched: _m, ...r }) => r),
-      });
+  const warnings: string[] = [];
+  const pruned = view.prunedBefore();
+  if (pruned) warnings.push(warn.prunedExistence(pruned));
+  const gapsByStream = new Map<string, GapWindow[]>();
+  const gapsOf = (streamId: string) => {
+    let g = gapsByStream.get(streamId);
+    if (!g) gapsByStream.set(streamId, (g = view.gapWindows(streamId)));
+    return g;
+  };
+  const touched: GapWindow[] = [];
+  const hits: SearchHit[] = [];
+  for (const o of view.findObjects(q.namePrefix, { clusterId: q.clusterId, kind: q.kind })) {
+    const history = view.objectHistory({ ...o, group: o.group });
+    const ranges = existenceRanges(history, matches).filter(r => r.matched);
+    if (ranges.length === 0) continue;
+    const last = ranges[ranges.length - 1];
+    const now = view.positionAt(o, Date.now() + 1e12);
+    if (last.to === null && now?.absence) {
+      last.to = new Date(now.absence.atMs).toISOString();
+      last.end = "vanished-in-gap";
     }
-    if (hits.some(h => h.ranges.some(r => r.uncertain))) {
-      warnings.push(
-        "some ranges overlap gaps: the object may have come or gone unseen inside them",
-      );
+    const streams = [...new Set(history.map(h => h.streamId))];
+    for (const r of ranges) {
+      const range = {
+        fromMs: Date.parse(r.from),
+        toMs: r.to === null ? Infinity : Date.parse(r.to),
+      };
+      const gaps = streams.flatMap(gapsOf).filter(g => gapOverlaps(g, range));
+      touched.push(...gaps);
+      r.uncertain = gaps.length > 0 || r.end === "vanished-in-gap";
     }
-    return { hits, warnings };
-  } finally {
-    reader.close();
+    hits.push({
+      clusterId: o.clusterId,
+      kind: o.kind,
+      group: o.group,
+      namespace: o.namespace,
+      name: o.name,
+      ranges: ranges.map(({ matched: _m, ...r }) => r),
+    });
   }
+  const uncertain = hits.some(h => h.ranges.some(r => r.uncertain));
+  if (uncertain) warnings.push(warn.rangesUncertain());
+  return answer(hits, coverageOf(touched, pruned, !uncertain), warnings);
 }

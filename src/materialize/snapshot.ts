@@ -1,9 +1,10 @@
 import { snapshotRecord, type JournalRecord } from "../event";
-import type { Journal } from "../journal/types";
+import type { Journal, JournalView } from "../journal";
+import { answer, coverageOf, type Answer } from "./answer";
 import { coverageAt, streamsFor } from "./coverage";
 import { materializedOf, parseTime } from "./provenance";
-import { JournalReader } from "./reader";
 import type { MaterializedObject, Snapshot } from "./types";
+import { warn } from "./warnings";
 
 export interface SnapshotOptions {
   /** Leave objects out of the answer (the record only keeps watermarks anyway). */
@@ -13,53 +14,50 @@ export interface SnapshotOptions {
 /**
  * Materializes every watched object of a cluster at a time, with each stream's watermark (its last
  * durable RV at or before then). Complete only when every stream has a baseline, no gap and coverage.
+ * It only reads: recordSnapshot stores it.
  */
 export function snapshot(
-  journal: Journal,
+  view: JournalView,
   clusterId: string,
   at: string,
   name: string,
   opts: SnapshotOptions = {},
-): Snapshot {
+): Answer<Snapshot> {
   const atMs = parseTime(at, "snapshot time");
-  const reader = new JournalReader(journal.path);
-  try {
-    const streams = streamsFor(journal, clusterId);
-    const streamIds = new Set(streams.map(s => s.streamId));
-    const all = reader.positionsAt(clusterId, atMs, { streamIds });
-    const cov = coverageAt(journal, reader, streams, atMs, all);
-    const warnings: string[] = [];
-    const missing = cov.streams.filter(s => !s.complete).map(s => s.streamId);
-    for (const s of cov.streams) for (const r of s.reasons) warnings.push(`${s.streamId}: ${r}`);
-    if (streams.length === 0) warnings.push(`cluster ${clusterId} has no recorded streams`);
-    const pruned = reader.prunedBefore();
-    if (pruned && atMs < Date.parse(pruned)) {
-      warnings.push(`history before ${pruned} was pruned; objects at ${at} cannot be rebuilt`);
-      for (const s of cov.streams) if (!missing.includes(s.streamId)) missing.push(s.streamId);
-    }
-    const watermarks: Record<string, string> = {};
-    for (const s of cov.streams) if (s.watermark !== null) watermarks[s.streamId] = s.watermark;
-
-    const positions = all.filter(p => p.exists);
-    const objects = opts.withoutObjects ? [] : reader.records(positions).map(materializedOf);
-    const complete = missing.length === 0 && streams.length > 0;
-    const result: Snapshot = {
-      id: null,
-      clusterId,
-      name,
-      at: new Date(atMs).toISOString(),
-      complete,
-      watermarks,
-      streams: cov.streams,
-      missing,
-      warnings,
-      objectCount: positions.length,
-      objects,
-    };
-    return result;
-  } finally {
-    reader.close();
+  const streams = streamsFor(view, clusterId);
+  const streamIds = new Set(streams.map(s => s.streamId));
+  const all = view.positionsAt(clusterId, atMs, { streamIds });
+  const cov = coverageAt(view, streams, atMs, all);
+  const warnings: string[] = [];
+  const missing = cov.streams.filter(s => !s.complete).map(s => s.streamId);
+  for (const s of cov.streams) for (const r of s.reasons) warnings.push(`${s.streamId}: ${r}`);
+  if (streams.length === 0) warnings.push(warn.noStreams(clusterId));
+  const horizon = view.prunedBefore();
+  const pruned = horizon && atMs < Date.parse(horizon) ? horizon : null;
+  if (pruned) {
+    warnings.push(warn.prunedObjects(pruned, at));
+    for (const s of cov.streams) if (!missing.includes(s.streamId)) missing.push(s.streamId);
   }
+  const watermarks: Record<string, string> = {};
+  for (const s of cov.streams) if (s.watermark !== null) watermarks[s.streamId] = s.watermark;
+
+  const positions = all.filter(p => p.exists);
+  const objects = opts.withoutObjects ? [] : view.records(positions).map(materializedOf);
+  const complete = missing.length === 0 && streams.length > 0;
+  const data: Snapshot = {
+    id: null,
+    clusterId,
+    name,
+    at: new Date(atMs).toISOString(),
+    complete,
+    watermarks,
+    streams: cov.streams,
+    missing,
+    warnings,
+    objectCount: positions.length,
+    objects,
+  };
+  return answer(data, coverageOf(cov.gaps, pruned, complete), warnings);
 }
 
 /**
@@ -115,8 +113,8 @@ function summaryOf(rec: JournalRecord): SnapshotSummary {
 }
 
 /** Stored snapshots, oldest first, optionally of one cluster. */
-export function listSnapshots(journal: Journal, clusterId?: string): SnapshotSummary[] {
-  return journal
+export function listSnapshots(view: JournalView, clusterId?: string): SnapshotSummary[] {
+  return view
     .snapshots()
     .filter(r => r.snapshot && (clusterId === undefined || r.clusterId === clusterId))
     .map(summaryOf);
@@ -124,43 +122,36 @@ export function listSnapshots(journal: Journal, clusterId?: string): SnapshotSum
 
 /** The objects of a stored snapshot, rebuilt from the journal at its time (optionally one namespace). */
 export function snapshotObjects(
-  journal: Journal,
+  view: JournalView,
   id: string,
   opts: { namespace?: string } = {},
-): { snapshot: SnapshotSummary; objects: MaterializedObject[]; warnings: string[] } {
-  const found = listSnapshots(journal).find(s => s.id === id);
+): Answer<{ snapshot: SnapshotSummary; objects: MaterializedObject[] }> {
+  const found = listSnapshots(view).find(s => s.id === id);
   if (!found) throw new Error(`no snapshot with id ${id}`);
   const atMs = Date.parse(found.at);
-  const reader = new JournalReader(journal.path);
-  try {
-    const warnings = [...found.warnings];
-    const pruned = reader.prunedBefore();
-    if (pruned && atMs < Date.parse(pruned)) {
-      throw new Error(
-        `snapshot ${found.name} (${id}) is at ${found.at}, before pruned history (${pruned})`,
-      );
-    }
-    const streamIds = new Set(
-      streamsFor(journal, found.clusterId, opts.namespace).map(s => s.streamId),
+  const warnings = [...found.warnings];
+  const pruned = view.prunedBefore();
+  if (pruned && atMs < Date.parse(pruned)) {
+    throw new Error(
+      `snapshot ${found.name} (${id}) is at ${found.at}, before pruned history (${pruned})`,
     );
-    const all = reader.positionsAt(found.clusterId, atMs, { streamIds });
-    for (const [streamId, rv] of Object.entries(found.watermarks)) {
-      if (!streamIds.has(streamId)) continue;
-      const now = reader.streamPositionAt(streamId, atMs, all);
-      if (now?.resourceVersion !== rv) {
-        warnings.push(
-          `stream ${streamId} now ends at ${now?.resourceVersion ?? "nothing"} for ${found.at}, not at the snapshot's watermark ${rv}; records arrived late`,
-        );
-      }
-    }
-    const objects = all
-      .filter(p => p.exists)
-      .filter(p => opts.namespace === undefined || p.identity.namespace === opts.namespace)
-      .map(p => materializedOf(reader.record(p)));
-    return { snapshot: found, objects, warnings };
-  } finally {
-    reader.close();
   }
+  const streams = streamsFor(view, found.clusterId, opts.namespace);
+  const streamIds = new Set(streams.map(s => s.streamId));
+  const all = view.positionsAt(found.clusterId, atMs, { streamIds });
+  for (const [streamId, rv] of Object.entries(found.watermarks)) {
+    if (!streamIds.has(streamId)) continue;
+    const now = view.streamPositionAt(streamId, atMs, all);
+    if (now?.resourceVersion !== rv)
+      warnings.push(warn.lateRecords(streamId, now?.resourceVersion ?? null, found.at, rv));
+  }
+  const objects = all
+    .filter(p => p.exists)
+    .filter(p => opts.namespace === undefined || p.identity.namespace === opts.namespace)
+    .map(p => materializedOf(view.record(p)));
+  const gaps = streams.flatMap(s => view.gapWindows(s.streamId, { fromMs: atMs, toMs: atMs }));
+  const lateOrMissing = warnings.length > found.warnings.length || !found.complete;
+  return answer({ snapshot: found, objects }, coverageOf(gaps, null, !lateOrMissing), warnings);
 }
 
 /** Which snapshots fall outside the newest `keep` (by the time they were taken). */

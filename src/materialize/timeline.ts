@@ -1,10 +1,10 @@
-import type { Journal } from "../journal/types";
+import type { GapWindow, JournalView } from "../journal";
+import { answer, coverageOf, type Answer } from "./answer";
 import { attributeChanges } from "./attribution";
-import { describeGap, gapSpans } from "./coverage";
 import { fieldDiff } from "./field-diff";
 import { withoutServerFields } from "./normalize";
-import { JournalReader } from "./reader";
 import type { AttributedChange } from "./types";
+import { describeGap, objectLabel, warn } from "./warnings";
 
 /** One entry of an object's timeline: a recorded version, or a gap in its stream. */
 export interface TimelineEntry {
@@ -31,15 +31,13 @@ export interface TimelineRef {
 
 /** Every recorded change of an object with RV, observed time, changed fields and their managers. */
 export function timeline(
-  journal: Journal,
+  view: JournalView,
   clusterId: string,
   ref: TimelineRef,
   opts: { includeStatus?: boolean } = {},
-): { entries: TimelineEntry[]; warnings: string[] } {
+): Answer<TimelineEntry[]> {
   const sel = { clusterId, kind: ref.kind, namespace: ref.namespace, name: ref.name };
-  const history = journal.objectHistory(
-    ref.group === undefined ? sel : { ...sel, group: ref.group },
-  );
+  const history = view.objectHistory(ref.group === undefined ? sel : { ...sel, group: ref.group });
   const warnings: string[] = [];
   const entries: TimelineEntry[] = [];
   let prev: Record<string, unknown> | undefined;
@@ -74,37 +72,32 @@ export function timeline(
     prevRaw = deleted ? undefined : raw;
   }
   if (history.length === 0) {
-    warnings.push(
-      `no record of ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`,
-    );
-    return { entries, warnings };
+    warnings.push(warn.neverRecorded(objectLabel(ref.kind, ref.namespace, ref.name)));
+    return answer(entries, coverageOf([], null, false), warnings);
   }
-  const reader = new JournalReader(journal.path);
-  try {
-    const first = Date.parse(history[0].observedAt);
-    for (const streamId of new Set(history.map(h => h.streamId))) {
-      for (const g of gapSpans(journal, reader, streamId)) {
-        if (g.toMs !== null && g.toMs < first) continue;
-        warnings.push(describeGap(g));
-        entries.push({
-          kind: "gap",
-          observedAt: new Date(g.fromMs).toISOString(),
-          resourceVersion: null,
-          watchType: null,
-          recordType: "gap",
-          synthetic: false,
-          streamId,
-          changes: [],
-          manager: null,
-          note: `unknown until ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}`,
-        });
-      }
+  const first = Date.parse(history[0].observedAt);
+  const gaps: GapWindow[] = [];
+  for (const streamId of new Set(history.map(h => h.streamId))) {
+    for (const g of view.gapWindows(streamId)) {
+      if (g.toMs !== null && g.toMs < first) continue;
+      gaps.push(g);
+      warnings.push(describeGap(g));
+      entries.push({
+        kind: "gap",
+        observedAt: new Date(g.fromMs).toISOString(),
+        resourceVersion: null,
+        watchType: null,
+        recordType: "gap",
+        synthetic: false,
+        streamId,
+        changes: [],
+        manager: null,
+        note: `unknown until ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}`,
+      });
     }
-    const pruned = reader.prunedBefore();
-    if (pruned) warnings.push(`history before ${pruned} was pruned; earlier versions are gone`);
-  } finally {
-    reader.close();
   }
+  const pruned = view.prunedBefore();
+  if (pruned) warnings.push(warn.prunedVersions(pruned));
   entries.sort((a, b) => a.observedAt.localeCompare(b.observedAt));
-  return { entries, warnings };
+  return answer(entries, coverageOf(gaps, pruned), warnings);
 }

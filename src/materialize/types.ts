@@ -80,5 +80,4 @@ export interface DiffResult {
   after: string;
   objects: ObjectDiff[];
   hasGaps: boolean;
-  warnings: string[];
 }

@@ -209,7 +209,7 @@ it("rebuilds the server's exact state at each of 20 pauses, resource by resource
   expect(revision.compactedRevision).toBeLessThan(Number(pauses[0].x));
   let compared = 0;
   for (const [i, pause] of pauses.entries()) {
-    const snap = recordSnapshot(journal, snapshot(journal, clusterId, pause.t, `oracle-${i}`));
+    const snap = recordSnapshot(journal, snapshot(journal, clusterId, pause.t, `oracle-${i}`).data);
     expect({ pause: i, complete: snap.complete, missing: snap.missing }).toEqual({
       pause: i,
       complete: true,
@@ -280,9 +280,14 @@ it("diffs exactly the scripted edits, attributed to their managers, and nothing 
   await durable("deployments", rvOf(labelled), "the deployment edits");
   const t2 = new Date().toISOString();
 
-  const d = diff(recorder.openJournal!, recorder.clusterIdentity!.clusterId, t1, t2, {
-    namespace: ns,
-  });
+  const { data: d, coverage } = diff(
+    recorder.openJournal!,
+    recorder.clusterIdentity!.clusterId,
+    t1,
+    t2,
+    { namespace: ns },
+  );
+  expect(coverage.complete).toBe(true);
   expect(d.hasGaps).toBe(false);
   const summary = d.objects.map(o => ({
     name: o.name,

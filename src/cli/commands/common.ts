@@ -1,27 +1,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { openJournal, type Journal } from "../../journal";
-import { JournalReader } from "../../materialize";
+import { openJournal, openJournalView, type Journal, type JournalView } from "../../journal";
 import { globalOptions, type GlobalOptions } from "../program";
-
-// kubectl short names people type; anything else is matched against the kinds in the journal.
-const ALIASES: Record<string, string> = {
-  cm: "configmap",
-  deploy: "deployment",
-  ds: "daemonset",
-  sts: "statefulset",
-  rs: "replicaset",
-  svc: "service",
-  po: "pod",
-  ns: "namespace",
-  sa: "serviceaccount",
-  ing: "ingress",
-  netpol: "networkpolicy",
-  pvc: "persistentvolumeclaim",
-  pv: "persistentvolume",
-  crd: "customresourcedefinition",
-  cj: "cronjob",
-};
 
 const RelativeSchema = z.string().regex(/^(\d+)(s|m|h|d)$/);
 const UNIT_MS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 };
@@ -55,52 +35,21 @@ export function parseRef(text: string): { kind: string; name: string } {
   return { kind: ref.slice(0, i), name: ref.slice(i + 1) };
 }
 
-/** Opens the journal named by --store, read-only unless writing is needed. */
-export function openStore(opts: GlobalOptions, writable = false): Journal {
+/** Opens the journal named by --store for reading. */
+export function openStoreView(opts: GlobalOptions): JournalView {
   try {
-    return openJournal(opts.store, { readonly: !writable });
+    return openJournalView(opts.store);
   } catch (err) {
     throw new Error(`cannot open journal ${opts.store}`, { cause: err });
   }
 }
 
-/** The cluster to answer for: --cluster, or the only cluster the journal holds. */
-export function resolveCluster(journal: Journal, wanted: string | undefined): string {
-  const clusters = [...new Set(journal.streams().map(s => s.key.clusterId))].sort();
-  if (wanted) {
-    if (!clusters.includes(wanted)) {
-      throw new Error(
-        `cluster "${wanted}" is not in the journal (have: ${clusters.join(", ") || "none"})`,
-      );
-    }
-    return wanted;
-  }
-  if (clusters.length === 1) return clusters[0];
-  if (clusters.length === 0) throw new Error(`journal ${journal.path} has no recorded streams yet`);
-  throw new Error(`journal holds several clusters (${clusters.join(", ")}); pass --cluster`);
-}
-
-/** Maps what a user typed (deploy, deployments, Deployment) to a kind the journal recorded. */
-export function resolveKind(journal: Journal, clusterId: string, typed: string): string {
-  const reader = new JournalReader(journal.path);
+/** Opens the journal named by --store as its writer (it takes one writer at a time). */
+export function openStoreWriter(opts: GlobalOptions): Journal {
   try {
-    const kinds = reader.kinds(clusterId);
-    const lower = typed.toLowerCase();
-    const want = ALIASES[lower] ?? lower;
-    const hit = kinds.find(k => {
-      const kl = k.toLowerCase();
-      return (
-        kl === want || `${kl}s` === want || `${kl}es` === want || kl.replace(/y$/, "ies") === want
-      );
-    });
-    if (!hit) {
-      throw new Error(
-        `kind "${typed}" was never recorded in cluster ${clusterId} (have: ${kinds.join(", ") || "none"})`,
-      );
-    }
-    return hit;
-  } finally {
-    reader.close();
+    return openJournal(opts.store);
+  } catch (err) {
+    throw new Error(`cannot open journal ${opts.store} for writing`, { cause: err });
   }
 }
 
@@ -109,9 +58,19 @@ export function optionsOf(cmd: Command): GlobalOptions & { cluster?: string } {
   return { ...globalOptions(cmd), ...(cmd.opts() as { cluster?: string }) };
 }
 
-/** Runs a body with an open journal and always closes it. */
-export function withJournal<T>(opts: GlobalOptions, writable: boolean, body: (j: Journal) => T): T {
-  const j = openStore(opts, writable);
+/** Runs a body with a read-only view of the journal and always closes it. */
+export function withView<T>(opts: GlobalOptions, body: (v: JournalView) => T): T {
+  const v = openStoreView(opts);
+  try {
+    return body(v);
+  } finally {
+    v.close();
+  }
+}
+
+/** Runs a body with the journal's writer and always closes it. */
+export function withWriter<T>(opts: GlobalOptions, body: (j: Journal) => T): T {
+  const j = openStoreWriter(opts);
   try {
     return body(j);
   } finally {

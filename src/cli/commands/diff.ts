@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { diff, type DiffResult } from "../../materialize";
+import { diff, resolveCluster, type DiffResult } from "../../materialize";
 import { printAnswer } from "../output";
-import { optionsOf, parseTimeFlag, resolveCluster, withJournal } from "./common";
+import { optionsOf, parseTimeFlag, withView } from "./common";
 
 const show = (v: unknown): string => (v === undefined ? "(absent)" : JSON.stringify(v));
 
@@ -45,13 +45,13 @@ export function registerDiff(program: Command): void {
         const opts = optionsOf(cmd);
         const since = parseTimeFlag(flags.since, "--since");
         const until = parseTimeFlag(flags.until, "--until");
-        withJournal(opts, false, j => {
-          const cluster = resolveCluster(j, opts.cluster);
-          const d = diff(j, cluster, since, until, {
+        withView(opts, v => {
+          const cluster = resolveCluster(v, opts.cluster);
+          const d = diff(v, cluster, since, until, {
             namespace: flags.namespace,
             includeStatus: flags.status,
           });
-          printAnswer(opts, { data: d, warnings: d.warnings }, render);
+          printAnswer(opts, d, render);
         });
       },
     );

@@ -1,15 +1,8 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
-import { objectAt, type At } from "../../materialize";
+import { objectAt, resolveCluster, resolveKind, type At } from "../../materialize";
 import { printAnswer } from "../output";
-import {
-  optionsOf,
-  parseRef,
-  parseTimeFlag,
-  resolveCluster,
-  resolveKind,
-  withJournal,
-} from "./common";
+import { optionsOf, parseRef, parseTimeFlag, withView } from "./common";
 
 interface Flags {
   namespace: string;
@@ -40,19 +33,20 @@ export function registerReconstruct(program: Command): void {
         flags.rv !== undefined
           ? { resourceVersion: flags.rv, ...(flags.stream ? { streamId: flags.stream } : {}) }
           : { time: parseTimeFlag(flags.at!, "--at") };
-      withJournal(opts, false, j => {
-        const cluster = resolveCluster(j, opts.cluster);
-        const kind = resolveKind(j, cluster, ref.kind);
+      withView(opts, v => {
+        const cluster = resolveCluster(v, opts.cluster);
+        const kind = resolveKind(v, cluster, ref.kind);
         const ans = objectAt(
-          j,
+          v,
           cluster,
           { kind, namespace: flags.namespace, name: ref.name, group: flags.group },
           at,
         );
-        printAnswer(opts, { data: ans, warnings: ans.warnings }, a => {
+        const inGap = ans.coverage.gaps.length > 0;
+        printAnswer(opts, ans, a => {
           if (!a.object) return `# ${kind} ${ref.name} did not exist at that point (see warnings)`;
           const p = a.object.provenance;
-          const head = `# ${p.recordType} ${p.watchType ?? ""} rv=${p.resourceVersion} observedAt=${p.observedAt} stream=${p.streamId}${a.inGap ? " (inside a gap)" : ""}`;
+          const head = `# ${p.recordType} ${p.watchType ?? ""} rv=${p.resourceVersion} observedAt=${p.observedAt} stream=${p.streamId}${inGap ? " (inside a gap)" : ""}`;
           return `${head}\n${stringify(a.object.object)}`;
         });
       });

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { search, type SearchHit } from "../../materialize";
+import { resolveCluster, resolveKind, search, type SearchHit } from "../../materialize";
 import { printAnswer, table } from "../output";
-import { optionsOf, resolveCluster, resolveKind, withJournal } from "./common";
+import { optionsOf, withView } from "./common";
 
 function rows(hits: SearchHit[]): string[][] {
   return hits.flatMap(h =>
@@ -28,16 +28,16 @@ export function registerSearch(program: Command): void {
     .option("--cluster <id>", "only this cluster (default: all)")
     .action((name: string, flags: { kind?: string; selector?: string }, cmd: Command) => {
       const opts = optionsOf(cmd);
-      withJournal(opts, false, j => {
+      withView(opts, v => {
         let kind: string | undefined;
-        if (flags.kind) kind = resolveKind(j, resolveCluster(j, opts.cluster), flags.kind);
-        const r = search(j, {
+        if (flags.kind) kind = resolveKind(v, resolveCluster(v, opts.cluster), flags.kind);
+        const r = search(v, {
           clusterId: opts.cluster,
           kind,
           namePrefix: name,
           labelSelector: flags.selector,
         });
-        printAnswer(opts, { data: r.hits, warnings: r.warnings }, hits =>
+        printAnswer(opts, r, hits =>
           hits.length === 0
             ? `nothing named ${name}* was ever recorded`
             : table(["KIND", "NAMESPACE", "NAME", "FROM", "TO", "NOTE"], rows(hits)),

@@ -1,7 +1,14 @@
 import type { Command } from "commander";
-import { listSnapshots, recordSnapshot, snapshot, type Snapshot } from "../../materialize";
+import type { JournalView } from "../../journal";
+import {
+  listSnapshots,
+  recordSnapshot,
+  resolveCluster,
+  snapshot,
+  type Snapshot,
+} from "../../materialize";
 import { printAnswer, table } from "../output";
-import { optionsOf, parseTimeFlag, resolveCluster, shortStream, withJournal } from "./common";
+import { optionsOf, parseTimeFlag, shortStream, withView, withWriter } from "./common";
 
 function render(s: Snapshot): string {
   const head = `snapshot ${s.name} at ${s.at}: ${s.complete ? "COMPLETE" : "INCOMPLETE"}, ${s.objectCount} objects${s.id ? ` (id ${s.id})` : ""}`;
@@ -32,14 +39,19 @@ export function registerSnapshot(program: Command): void {
       (flags: { at: string; name?: string; objects: boolean; record: boolean }, c: Command) => {
         const opts = optionsOf(c);
         const at = parseTimeFlag(flags.at, "--at");
-        withJournal(opts, flags.record, j => {
-          const cluster = resolveCluster(j, opts.cluster);
-          const taken = snapshot(j, cluster, at, flags.name ?? `manual-${at}`, {
+        const take = (v: JournalView) => {
+          const cluster = resolveCluster(v, opts.cluster);
+          return snapshot(v, cluster, at, flags.name ?? `manual-${at}`, {
             withoutObjects: !flags.objects,
           });
-          const s = flags.record ? recordSnapshot(j, taken) : taken;
-          printAnswer(opts, { data: s, warnings: s.warnings }, render);
-        });
+        };
+        const ans = flags.record
+          ? withWriter(opts, j => {
+              const taken = take(j);
+              return { ...taken, data: recordSnapshot(j, taken.data) };
+            })
+          : withView(opts, take);
+        printAnswer(opts, ans, render);
       },
     );
   cmd
@@ -48,8 +60,8 @@ export function registerSnapshot(program: Command): void {
     .option("--cluster <id>", "only this cluster")
     .action((_flags: unknown, c: Command) => {
       const opts = optionsOf(c);
-      withJournal(opts, false, j => {
-        const list = listSnapshots(j, opts.cluster);
+      withView(opts, v => {
+        const list = listSnapshots(v, opts.cluster);
         const warnings = list
           .filter(s => !s.complete)
           .map(s => `snapshot ${s.name} (${s.id}) is incomplete: missing ${s.missing.join(", ")}`);

@@ -1,14 +1,7 @@
 import type { Command } from "commander";
-import { timeline, type TimelineEntry } from "../../materialize";
+import { resolveCluster, resolveKind, timeline, type TimelineEntry } from "../../materialize";
 import { printAnswer, table } from "../output";
-import {
-  optionsOf,
-  parseRef,
-  resolveCluster,
-  resolveKind,
-  shortStream,
-  withJournal,
-} from "./common";
+import { optionsOf, parseRef, shortStream, withView } from "./common";
 
 function summary(e: TimelineEntry): string {
   if (e.kind === "gap") return `GAP ${e.note ?? ""}`;
@@ -34,16 +27,16 @@ export function registerTimeline(program: Command): void {
       ) => {
         const opts = optionsOf(cmd);
         const ref = parseRef(refText);
-        withJournal(opts, false, j => {
-          const cluster = resolveCluster(j, opts.cluster);
-          const kind = resolveKind(j, cluster, ref.kind);
+        withView(opts, v => {
+          const cluster = resolveCluster(v, opts.cluster);
+          const kind = resolveKind(v, cluster, ref.kind);
           const t = timeline(
-            j,
+            v,
             cluster,
             { kind, namespace: flags.namespace, name: ref.name, group: flags.group },
             { includeStatus: flags.status },
           );
-          printAnswer(opts, { data: t.entries, warnings: t.warnings }, entries =>
+          printAnswer(opts, t, entries =>
             table(
               ["OBSERVED", "RV", "TYPE", "STREAM", "MANAGER", "CHANGE"],
               entries.map(e => [

@@ -3,9 +3,7 @@
 // with filler records in between, and check every reader and the writer's own look-ups across them.
 import Database from "better-sqlite3";
 import { eventRecord, streamIdOf, type JournalRecord } from "../../event";
-import { snapshot } from "../../materialize";
-import { JournalReader } from "../../materialize/reader";
-import { openJournal, type Journal } from "../index";
+import { openJournal, openJournalView, type Journal } from "../index";
 import { OBJECT_BUCKET_SHIFT, SCHEMA_VERSION } from "./schema";
 import {
   at,
@@ -166,18 +164,21 @@ describe("object rows spread over several index buckets", () => {
     expect(j.stats().records).toBe(before);
   });
 
-  it("snapshots and the bulk reader see the object at each time", () => {
-    for (let i = 0; i < written.length; i++) {
-      const s = snapshot(j, "test", times[i], `t${i}`);
-      const o = s.objects.find(x => x.name === "web");
-      expect(o?.object).toEqual(written[i].object);
-    }
-    const reader = new JournalReader(tmp.path);
+  it("bulk positions and a separate view see the object at each time", () => {
+    const view = openJournalView(tmp.path);
     try {
-      const id = reader.objects("test", "shop").find(o => o.name === "web")!.id;
-      expect(reader.streamsOfObject(id)).toEqual([streamIdOf(deployments)]);
+      for (let i = 0; i < written.length; i++) {
+        for (const v of [j, view]) {
+          const positions = v.positionsAt("test", Date.parse(times[i]));
+          const web = positions.find(p => p.identity.name === "web")!;
+          expect(v.records([web])[0].object).toEqual(written[i].object);
+          expect(v.record(web).object).toEqual(written[i].object);
+        }
+      }
+      const identity = view.objects("test", "shop").find(o => o.name === "web")!;
+      expect(view.streamsOfObject(identity)).toEqual([streamIdOf(deployments)]);
     } finally {
-      reader.close();
+      view.close();
     }
   });
 

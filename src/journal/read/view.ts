@@ -1,0 +1,351 @@
+import { existsSync, statSync } from "node:fs";
+import type Database from "better-sqlite3";
+import type { JournalRecord } from "../../event/schema";
+import { runFsck } from "../maintain/fsck";
+import { decodeRow, type Meta } from "../store/rows";
+import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "../store/schema";
+import type { BodyRow, Store } from "../store/store";
+import {
+  JournalError,
+  type BaselineMark,
+  type CoverageState,
+  type EventPage,
+  type EventQuery,
+  type FsckReport,
+  type GapWindow,
+  type JournalView,
+  type ObjectAtResult,
+  type ObjectIdentity,
+  type ObjectPosition,
+  type ObjectSelector,
+  type PointInTime,
+  type PositionFilter,
+  type StreamInfo,
+  type StreamPosition,
+  type TimeRange,
+} from "../types";
+import { gapsWithWindows, gapWindows } from "./gaps";
+import { objectAt } from "./object-at";
+import { latestAtTime, positionOf, rowOfPosition, type StoredPosition } from "./positions";
+import { controlRecords, listStreams, objectHistory, queryEvents } from "./readers";
+
+const BASELINE = TYPE_CODES.indexOf("baseline");
+const CHECKPOINT = TYPE_CODES.indexOf("checkpoint");
+const COVERAGE = TYPE_CODES.indexOf("coverage_change");
+
+/** A LIKE pattern matching names that start with prefix (escaped with \). */
+function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, c => `\\${c}`)}%`;
+}
+
+/**
+ * The read side of the journal over one connection: a view of its own (openJournalView), or the
+ * writer's connection (the writer extends this class). Caches built from rows are dropped when
+ * the file changes, so a view stays correct however long it lives.
+ */
+export class SqliteView implements JournalView {
+  protected closed = false;
+  /** Commits made through this connection; data_version only counts other connections'. */
+  protected localWrites = 0;
+  private seen = -1;
+  private readonly markCache = new Map<string, BaselineMark[]>();
+  private readonly stmt;
+
+  constructor(
+    readonly path: string,
+    protected readonly db: Database.Database,
+    protected readonly store: Store,
+  ) {
+    this.stmt = {
+      dataVersion: db.prepare("PRAGMA data_version").pluck(),
+      // Control rows (baseline markers, checkpoints) are indexed by (type, stream, seq).
+      controlPosition: db.prepare(
+        "SELECT rv, seq, observed_at FROM records WHERE object IS NULL AND type IN (?,?) AND stream=? AND rv IS NOT NULL AND observed_at<=? ORDER BY seq DESC LIMIT 1",
+      ),
+      lastControl: db.prepare(
+        "SELECT meta FROM records WHERE object IS NULL AND type=? AND stream=? AND observed_at<=? ORDER BY seq DESC LIMIT 1",
+      ),
+      marks: db.prepare(
+        "SELECT seq, observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? ORDER BY seq",
+      ),
+      prunedBefore: db.prepare("SELECT value FROM meta WHERE key='pruned_before'").pluck(),
+      count: db.prepare("SELECT count(*) FROM records").pluck(),
+    };
+  }
+
+  /** Throws once closed; drops row-derived caches when the file changed since the last read. */
+  protected live(): void {
+    if (this.closed) throw new JournalError(`journal ${this.path} is closed`, "CLOSED");
+    const v = (this.stmt.dataVersion.get() as number) + this.localWrites;
+    if (v === this.seen) return;
+    this.seen = v;
+    this.markCache.clear();
+    this.store.registry.refreshStreams();
+  }
+
+  streams(): StreamInfo[] {
+    this.live();
+    return listStreams(this.store);
+  }
+
+  events(query: EventQuery): EventPage {
+    this.live();
+    return queryEvents(this.store, query);
+  }
+
+  objectHistory(sel: ObjectSelector): JournalRecord[] {
+    this.live();
+    return objectHistory(this.store, sel);
+  }
+
+  objectAt(sel: ObjectSelector, at: PointInTime): ObjectAtResult {
+    this.live();
+    return objectAt(this.store, sel, at, this.prunedHorizon(), id => this.marks(id));
+  }
+
+  baselines(streamId?: string): JournalRecord[] {
+    this.live();
+    return controlRecords(this.store, "baseline", streamId);
+  }
+
+  gaps(streamId?: string): JournalRecord[] {
+    this.live();
+    return gapsWithWindows(this.store, streamId).map(g => g.record);
+  }
+
+  gapWindows(streamId?: string, during?: TimeRange): GapWindow[] {
+    this.live();
+    return gapWindows(this.store, streamId, during);
+  }
+
+  snapshots(): JournalRecord[] {
+    this.live();
+    return controlRecords(this.store, "snapshot");
+  }
+
+  prunedBefore(): string | null {
+    this.live();
+    return this.prunedHorizon();
+  }
+
+  private prunedHorizon(): string | null {
+    return (this.stmt.prunedBefore.get() as string | undefined) ?? null;
+  }
+
+  baselineMarks(streamId: string): BaselineMark[] {
+    this.live();
+    return this.marks(streamId);
+  }
+
+  private marks(streamId: string): BaselineMark[] {
+    const hit = this.markCache.get(streamId);
+    if (hit) return hit;
+    const s = this.store.registry.streamsById.get(streamId);
+    const rows = s
+      ? (this.stmt.marks.all(BASELINE, s.id) as { seq: number; observed_at: number; rv: string }[])
+      : [];
+    const marks = rows.map(r => ({
+      seq: r.seq,
+      observedAtMs: r.observed_at,
+      listResourceVersion: r.rv,
+    }));
+    this.markCache.set(streamId, marks);
+    return marks;
+  }
+
+  coverageAt(streamId: string, atMs: number): CoverageState | null {
+    this.live();
+    const s = this.store.registry.streamsById.get(streamId);
+    if (!s) return null;
+    const r = this.stmt.lastControl.get(COVERAGE, s.id, atMs) as
+      | { meta: string | null }
+      | undefined;
+    if (!r?.meta) return null;
+    return (JSON.parse(r.meta) as Meta).c ?? null;
+  }
+
+  streamPositionAt(
+    streamId: string,
+    atMs: number,
+    positions: readonly ObjectPosition[] = [],
+  ): StreamPosition | null {
+    this.live();
+    const s = this.store.registry.streamsById.get(streamId);
+    if (!s) return null;
+    let best = this.stmt.controlPosition.get(BASELINE, CHECKPOINT, s.id, atMs) as
+      | { rv: string; seq: number; observed_at: number }
+      | undefined;
+    for (const p of positions) {
+      if (p.streamId !== streamId || p.resourceVersion === null) continue;
+      if (!best || p.seq > best.seq)
+        best = { rv: p.resourceVersion, seq: p.seq, observed_at: p.observedAtMs };
+    }
+    if (!best) return null;
+    return {
+      resourceVersion: best.rv,
+      seq: best.seq,
+      observedAt: new Date(best.observed_at).toISOString(),
+    };
+  }
+
+  objects(clusterId: string, namespace?: string): ObjectIdentity[] {
+    this.live();
+    return this.identities(clusterId, namespace);
+  }
+
+  private identities(clusterId: string, namespace?: string): ObjectIdentity[] {
+    const sql =
+      'SELECT id, kind, grp AS "group", namespace, name FROM objects WHERE cluster_id=?' +
+      (namespace !== undefined ? " AND namespace=?" : "") +
+      " ORDER BY kind, namespace, name";
+    const args = namespace !== undefined ? [clusterId, namespace] : [clusterId];
+    const rows = this.store.sql.prep(sql).all(...args) as ObjectIdentity[];
+    // Decoding a record looks its identity up again; hand over what this query already read.
+    for (const r of rows) this.store.registry.rememberObject({ ...r, clusterId });
+    return rows;
+  }
+
+  findObjects(
+    namePrefix: string,
+    filter: { clusterId?: string; kind?: string } = {},
+  ): (ObjectIdentity & { clusterId: string })[] {
+    this.live();
+    const where = ["name LIKE ? ESCAPE '\\'"];
+    const args: string[] = [likePrefix(namePrefix)];
+    if (filter.clusterId !== undefined) {
+      where.push("cluster_id=?");
+      args.push(filter.clusterId);
+    }
+    if (filter.kind !== undefined) {
+      where.push("kind=?");
+      args.push(filter.kind);
+    }
+    return this.store.sql
+      .prep(
+        `SELECT id, cluster_id AS clusterId, kind, grp AS "group", namespace, name FROM objects WHERE ${where.join(" AND ")} ORDER BY cluster_id, kind, namespace, name`,
+      )
+      .all(...args) as (ObjectIdentity & { clusterId: string })[];
+  }
+
+  kinds(clusterId: string): string[] {
+    this.live();
+    return this.store.sql
+      .prep("SELECT DISTINCT kind FROM objects WHERE cluster_id=? ORDER BY kind")
+      .pluck()
+      .all(clusterId) as string[];
+  }
+
+  kindsOfStream(streamId: string): string[] {
+    this.live();
+    const s = this.store.registry.streamsById.get(streamId);
+    if (!s) return [];
+    return this.store.sql
+      .prep(
+        "SELECT DISTINCT o.kind FROM objects o WHERE o.id IN (SELECT object FROM records WHERE stream=? AND object IS NOT NULL LIMIT 1000)",
+      )
+      .pluck()
+      .all(s.id) as string[];
+  }
+
+  streamsOfObject(identity: ObjectIdentity): string[] {
+    this.live();
+    const range = this.store.buckets.range(0, Number.MAX_SAFE_INTEGER);
+    const rows = range
+      ? (this.store.sql
+          .prep(
+            `${BUCKETS_CTE} SELECT DISTINCT r.stream FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object=?`,
+          )
+          .pluck()
+          .all(...range, identity.id) as number[])
+      : [];
+    return [...new Set(rows)].map(s => this.store.registry.streamOf(s, 0).streamId);
+  }
+
+  positionAt(identity: ObjectIdentity, atMs: number): ObjectPosition | null {
+    this.live();
+    return this.position(identity, atMs);
+  }
+
+  private position(identity: ObjectIdentity, atMs: number): StoredPosition | null {
+    const row = latestAtTime(this.store, identity.id, atMs);
+    if (!row) return null;
+    return positionOf(this.store, identity, row, atMs, id => this.marks(id));
+  }
+
+  positionsAt(clusterId: string, atMs: number, filter: PositionFilter = {}): ObjectPosition[] {
+    this.live();
+    return this.store.buckets.withPinnedRange(() => {
+      const out: ObjectPosition[] = [];
+      for (const identity of this.identities(clusterId, filter.namespace)) {
+        if (filter.kinds && !filter.kinds.has(identity.kind)) continue;
+        const pos = this.position(identity, atMs);
+        if (!pos) continue;
+        if (filter.streamIds && !filter.streamIds.has(pos.streamId)) continue;
+        out.push(pos);
+      }
+      return out;
+    });
+  }
+
+  record(pos: ObjectPosition): JournalRecord {
+    this.live();
+    return this.recordAt(pos);
+  }
+
+  private recordAt(pos: ObjectPosition, keyframes?: Map<number, BodyRow>): JournalRecord {
+    const row = rowOfPosition(pos);
+    const object = row.body
+      ? this.store.versions.objectOfRow(pos.identity.id, row, keyframes)
+      : undefined;
+    return decodeRow(this.store, { ...row, body: null }, object);
+  }
+
+  records(positions: readonly ObjectPosition[]): JournalRecord[] {
+    this.live();
+    const bases: number[] = [];
+    for (const p of positions) {
+      const base = rowOfPosition(p).base;
+      if (base !== null) bases.push(base);
+    }
+    const keyframes = this.store.versions.keyframeRows(bases);
+    return positions.map(p => this.recordAt(p, keyframes));
+  }
+
+  header(pos: ObjectPosition): JournalRecord {
+    this.live();
+    return decodeRow(this.store, { ...rowOfPosition(pos), body: null });
+  }
+
+  sameContent(a: ObjectPosition, b: ObjectPosition): boolean {
+    const x = rowOfPosition(a).hash;
+    const y = rowOfPosition(b).hash;
+    if (x === null || y === null) return false;
+    if (typeof x === "string" || typeof y === "string") return x === y;
+    return x.equals(y);
+  }
+
+  fsck(): FsckReport {
+    this.live();
+    return runFsck(this.store);
+  }
+
+  sizeBytes(): number {
+    this.live();
+    let total = 0;
+    for (const p of [this.path, `${this.path}-wal`]) {
+      if (existsSync(p)) total += statSync(p).size;
+    }
+    return total;
+  }
+
+  recordCount(): number {
+    this.live();
+    return this.stmt.count.get() as number;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}

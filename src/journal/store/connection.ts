@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import Database from "better-sqlite3";
+import { toJournalError } from "../errors";
+import { JournalError } from "../types";
+import { migrate } from "./schema";
+
+/** Connection settings shared by the writer and the views. */
+export const CONNECTION_DEFAULTS = {
+  busyTimeoutMs: 5000,
+  pageCacheKiB: 65536,
+  readerMmapBytes: 1 << 30,
+  /** Page size of a new file (an existing file keeps its own). */
+  pageSize: 16384,
+  sync: "FULL" as const,
+};
+
+export interface ConnectionOptions {
+  readonly: boolean;
+  busyTimeoutMs?: number;
+  nativeBinding?: string;
+  sync?: "FULL" | "NORMAL";
+}
+
+/**
+ * Opens the file and brings it to the current schema: the writer migrates, a read-only view only
+ * checks (a newer schema fails with SCHEMA_NEWER, an older one with READONLY).
+ */
+export function connect(path: string, opts: ConnectionOptions): Database.Database {
+  if (opts.readonly && !existsSync(path))
+    throw new JournalError(`journal ${path} does not exist`, "INVALID");
+  const dbOpts: Database.Options = { readonly: opts.readonly, fileMustExist: opts.readonly };
+  if (opts.nativeBinding) dbOpts.nativeBinding = opts.nativeBinding;
+  let db: Database.Database;
+  try {
+    db = new Database(path, dbOpts);
+  } catch (err) {
+    throw toJournalError(err, `open ${path}`);
+  }
+  try {
+    db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? CONNECTION_DEFAULTS.busyTimeoutMs}`);
+    if (opts.readonly) {
+      // Readers (the sidecar, the CLI) fetch one row per version from all over the file; mapping
+      // it saves a read() and a copy per page. The writer does not map it, so its resident memory
+      // stays that of its caches rather than growing with the file.
+      db.pragma(`mmap_size = ${CONNECTION_DEFAULTS.readerMmapBytes}`);
+    } else {
+      // Fewer, larger pages cut the WAL frames each commit writes. SQLite applies it to new files only.
+      db.pragma(`page_size = ${CONNECTION_DEFAULTS.pageSize}`);
+      db.pragma("journal_mode = WAL");
+      // FULL: a committed append survives power loss. NORMAL: survives a process crash, may lose
+      // the last commits on power loss, never corrupts. See docs/consistency.md.
+      db.pragma(`synchronous = ${opts.sync ?? CONNECTION_DEFAULTS.sync}`);
+      // Dedup keys are random, so index inserts touch random pages; keep more of them in memory.
+      db.pragma(`cache_size = -${CONNECTION_DEFAULTS.pageCacheKiB}`);
+    }
+    migrate(db, opts.readonly);
+    return db;
+  } catch (err) {
+    db.close();
+    throw toJournalError(err, `open ${path}`);
+  }
+}

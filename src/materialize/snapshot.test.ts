@@ -1,0 +1,95 @@
+import { baselineRecords, gapRecord, streamIdOf } from "../event";
+import { openJournal } from "../journal";
+import { at } from "../../test/support/journal-fixtures";
+import { cm, cms, deploys, useScriptedJournal } from "../../test/support/materialize-fixtures";
+import {
+  expiredSnapshots,
+  listSnapshots,
+  recordSnapshot,
+  snapshot,
+  snapshotObjects,
+} from "./snapshot";
+
+describe("snapshot", () => {
+  const h = useScriptedJournal();
+
+  it("a complete snapshot holds every object with per-stream watermarks and is listed", () => {
+    const taken = snapshot(h.j, "c1", at(55), "nightly");
+    expect(taken.coverage.complete).toBe(true);
+    const s = recordSnapshot(h.j, taken.data, new Date(at(56)));
+    expect(s.complete).toBe(true);
+    expect(s.missing).toEqual([]);
+    expect(s.objects.map(o => o.name).sort()).toEqual(["new", "web"]);
+    expect(s.watermarks).toEqual({ [streamIdOf(deploys)]: "30", [streamIdOf(cms)]: "50" });
+    const again = snapshotObjects(h.j, s.id!, { namespace: "shop" });
+    expect(again.data.objects.map(o => o.name).sort()).toEqual(["new", "web"]);
+    expect(again.warnings).toEqual([]);
+    expect(again.coverage.complete).toBe(true);
+    const listed = listSnapshots(h.j, "c1");
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ id: s.id, name: "nightly", complete: true, objectCount: 2 });
+  });
+
+  it("reading a snapshot never appends; recording it does", () => {
+    const before = h.j.recordCount();
+    snapshot(h.j, "c1", at(55), "look");
+    expect(h.j.recordCount()).toBe(before);
+    recordSnapshot(h.j, snapshot(h.j, "c1", at(55), "keep").data);
+    expect(h.j.recordCount()).toBe(before + 1);
+  });
+
+  it("a forced gap makes the snapshot incomplete with Missing filled, until a relist resolves it", () => {
+    h.j.append({
+      records: [
+        gapRecord({
+          stream: cms,
+          lastGoodResourceVersion: "50",
+          reason: "410 Gone",
+          detectedAt: at(60),
+        }),
+      ],
+      checkpoints: [],
+    });
+    const during = snapshot(h.j, "c1", at(65), "during");
+    expect(during.data.complete).toBe(false);
+    expect(during.coverage.complete).toBe(false);
+    expect(during.data.missing).toEqual([streamIdOf(cms)]);
+    expect(during.warnings.join("\n")).toMatch(/gap .*410 Gone/);
+    h.append(
+      baselineRecords({
+        stream: cms,
+        listResourceVersion: "70",
+        listedAt: at(70),
+        objects: [cm("late", 69, {})],
+        kind: "ConfigMap",
+      }),
+    );
+    const after = snapshot(h.j, "c1", at(75), "after");
+    expect(after.data.complete).toBe(true);
+    expect(after.data.objects.map(o => o.name).sort()).toEqual(["late", "web"]);
+  });
+
+  it("a stream without a baseline is missing from the snapshot", () => {
+    const s = snapshot(h.j, "c1", at(5), "early").data;
+    expect(s.complete).toBe(false);
+    expect(s.missing.sort()).toEqual([streamIdOf(cms), streamIdOf(deploys)].sort());
+    expect(s.objects).toEqual([]);
+  });
+
+  it("keeps only the newest snapshots when asked which expired", () => {
+    for (const n of [1, 2, 3])
+      recordSnapshot(h.j, snapshot(h.j, "c1", at(55), `s${n}`).data, new Date(at(100 + n)));
+    expect(expiredSnapshots(listSnapshots(h.j), 2).map(s => s.name)).toEqual(["s1"]);
+    expect(() => expiredSnapshots([], -1)).toThrow(/whole number/);
+  });
+
+  it("is incomplete before pruned history and says the objects cannot be rebuilt", () => {
+    h.j.close();
+    h.j = openJournal(h.path, { retention: { maxAgeMs: 25_000 } });
+    expect(h.j.prune(new Date(at(60)))).not.toBeNull();
+    const s = snapshot(h.j, "c1", at(15), "old");
+    expect(s.data.complete).toBe(false);
+    expect(s.coverage.prunedBefore).not.toBeNull();
+    expect(s.warnings.join("\n")).toMatch(/pruned; objects at .* cannot be rebuilt/);
+  });
+});
