@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
-import type { JournalRecord } from "../event/schema";
+import type { JournalRecord } from "../event";
 import { logger } from "../log/logger";
 import type { CodecOptions } from "./codec/codec";
 import { toJournalError } from "./errors";

@@ -1,4 +1,4 @@
-import type { JournalRecord, RecordType, StreamKey } from "../event/schema";
+import type { JournalRecord, RecordType, StreamKey } from "../event";
 
 /** How hard SQLite syncs; see docs/consistency.md for what each setting promises. */
 export type SyncMode = "FULL" | "NORMAL";

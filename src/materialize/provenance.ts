@@ -1,4 +1,4 @@
-import type { JournalRecord } from "../event/schema";
+import type { JournalRecord } from "../event";
 import type { MaterializedObject, Provenance } from "./types";
 
 /** Where a record came from, for answers that must show their source. */

@@ -1,4 +1,4 @@
-import type { JournalRecord } from "../event/schema";
+import type { JournalRecord } from "../event";
 import { gapOverlaps, type GapWindow, type JournalView } from "../journal";
 import { answer, coverageOf, type Answer } from "./answer";
 import { matchesLabels, parseLabelSelector } from "./labels";

@@ -1,4 +1,4 @@
-import type { JournalRecord } from "../event/schema";
+import type { JournalRecord } from "../event";
 import type { Attribution } from "./attribution";
 import type { FieldChange } from "./field-diff";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WatchEventSchema, type KubeObject } from "../event/schema";
+import { WatchEventSchema, type KubeObject } from "../event";
 import { StatusSchema, type Status } from "../kube/errors";
 
 const ObjectWithRvSchema = z.looseObject({

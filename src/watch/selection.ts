@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StreamKey } from "../event/schema";
+import type { StreamKey } from "../event";
 import { collectionPath, findResource, type ApiResource } from "../kube/discovery";
 import type { StreamSpec } from "./types";
 

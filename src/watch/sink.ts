@@ -1,5 +1,5 @@
-import type { JournalRecord, StreamKey } from "../event/schema";
-import type { AppendBatch, Journal } from "../journal/types";
+import type { JournalRecord, StreamKey } from "../event";
+import type { AppendBatch, Journal } from "../journal";
 import { SinkError } from "./decide";
 
 /** The stream that queued an item; told when its records are durable or failed. */

@@ -6,7 +6,7 @@ import {
   gapRecord,
   streamIdOf,
 } from "../event";
-import type { JournalRecord } from "../event/schema";
+import type { JournalRecord } from "../event";
 import { ApiError, apiErrorFromStatus, NetworkError, toNetworkError } from "../kube/errors";
 import { randomTimeoutSeconds } from "./backoff";
 import {

@@ -1,6 +1,6 @@
 import { streamIdOf } from "../event";
 import type { KubeClient } from "../kube/client";
-import type { Journal } from "../journal/types";
+import type { Journal } from "../journal";
 import { logger } from "../log/logger";
 import { RecorderMetrics } from "../metrics/recorder-metrics";
 import { JournalSink, type SinkItem } from "./sink";

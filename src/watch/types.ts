@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StreamKey } from "../event/schema";
+import type { StreamKey } from "../event";
 import type { KubeClient } from "../kube/client";
 import type { RecorderMetrics } from "../metrics/recorder-metrics";
 import type { Logger } from "../log/logger";

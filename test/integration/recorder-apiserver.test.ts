@@ -1,7 +1,7 @@
 // The stream engine against the real kube-apiserver shared by the integration project.
 import { randomBytes } from "node:crypto";
 import { streamIdOf } from "../../src/event";
-import type { StreamKey } from "../../src/event/schema";
+import type { StreamKey } from "../../src/event";
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
 import { ApiError } from "../../src/kube/errors";
 import { clusterIdentity } from "../../src/watch/cluster-identity";

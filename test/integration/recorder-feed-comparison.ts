@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { K8s, kind, WatchEvent } from "kubernetes-fluent-client";
 import { streamIdOf } from "../../src/event";
-import type { JournalRecord } from "../../src/event/schema";
+import type { JournalRecord } from "../../src/event";
 import { KubeClient, loadKubeConfig, type JsonRequest } from "../../src/kube/client";
 import { tempJournalPath } from "../support/journal-fixtures";
 import { clusterIdentity } from "../../src/watch/cluster-identity";

@@ -1,6 +1,6 @@
 // Faults that need an API server of our own: restarts, compaction, and the ground-truth workload.
 import { streamIdOf } from "../../src/event";
-import type { JournalRecord, StreamKey } from "../../src/event/schema";
+import type { JournalRecord, StreamKey } from "../../src/event";
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
 import { tempJournalPath } from "../support/journal-fixtures";
 import { clusterIdentity } from "../../src/watch/cluster-identity";

@@ -1,5 +1,5 @@
 // A write workload against a real API server and the oracle that checks a feed against its acknowledgements.
-import type { JournalRecord } from "../../src/event/schema";
+import type { JournalRecord } from "../../src/event";
 import { ApiError } from "../../src/kube/errors";
 import type { KubeClient } from "../../src/kube/client";
 

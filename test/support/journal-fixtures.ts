@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { JournalRecord, KubeObject, StreamKey } from "../../src/event/schema";
+import type { JournalRecord, KubeObject, StreamKey } from "../../src/event";
 import type { CheckpointAdvance } from "../../src/journal";
 
 /** Creates a temp dir and returns the journal path inside it plus a cleanup function. */

@@ -1,4 +1,4 @@
-import { objectHash } from "../../event/ids";
+import { objectHash } from "../../event";
 import {
   applyPatchBody,
   ENC_KEYFRAME,

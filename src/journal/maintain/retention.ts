@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import { recordIdFor } from "../../event/ids";
-import type { JournalRecord } from "../../event/schema";
+import { recordIdFor } from "../../event";
+import type { JournalRecord } from "../../event";
 import { logger } from "../../log/logger";
 import {
   encodeKeyframe,

@@ -1,4 +1,4 @@
-import type { JournalRecord } from "../../event/schema";
+import type { JournalRecord } from "../../event";
 import { TYPE_CODES } from "../store/schema";
 import type { Store } from "../store/store";
 import type { GapWindow, TimeRange } from "../types";

@@ -1,4 +1,4 @@
-import type { JournalRecord, RecordType } from "../../event/schema";
+import type { JournalRecord, RecordType } from "../../event";
 import { decodeRow } from "../store/rows";
 import { sharedVersion } from "./shared-versions";
 import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "../store/schema";

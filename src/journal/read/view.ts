@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import type Database from "better-sqlite3";
-import type { JournalRecord } from "../../event/schema";
+import type { JournalRecord } from "../../event";
 import { runFsck } from "../maintain/fsck";
 import { decodeRow, type Meta } from "../store/rows";
 import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "../store/schema";

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { streamIdOf } from "../../event/stream-id";
+import { streamIdOf } from "../../event";
 import { streamKey, tempJournalPath } from "../../../test/support/journal-fixtures";
 import { migrate } from "./schema";
 import { Store } from "./store";

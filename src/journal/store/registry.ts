@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import type { StreamKey } from "../../event/schema";
-import { parseStreamId } from "../../event/stream-id";
+import type { StreamKey } from "../../event";
+import { parseStreamId } from "../../event";
 import { LruCache } from "./cache";
 import { IdentityIds } from "./identity-ids";
 import type { Statements } from "./statements";

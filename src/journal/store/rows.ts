@@ -1,4 +1,4 @@
-import type { JournalRecord, ResourceRef } from "../../event/schema";
+import type { JournalRecord, ResourceRef } from "../../event";
 import { ENC_KEYFRAME, ENC_MASK, ENC_NONE, reconstruct } from "../codec/codec";
 import { isoFromMs } from "../codec/iso-time";
 import { TYPE_CODES, WATCH_CODES } from "./schema";

@@ -1,4 +1,4 @@
-import { RecordTypeSchema, WatchTypeSchema } from "../../event/schema";
+import { RecordTypeSchema, WatchTypeSchema } from "../../event";
 import { TYPE_CODES, WATCH_CODES } from "./schema";
 
 // The stored codes are positions in append-only lists; the wire format lists the same names.

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { streamIdOf } from "../../event/stream-id";
+import { streamIdOf } from "../../event";
 import type { CachedVersion, KeyframePosition, LruCache } from "../store/cache";
 import type { IdFilter } from "./dedup";
 import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "../codec/codec";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../../event/ids";
+import { canonicalJson } from "../../event";
 
 /** Resolved redaction policy: a set of kinds (always including Secret) and ConfigMap key patterns. */
 export interface RedactPolicy {

@@ -1,7 +1,7 @@
 // The per-record rules of the append path as a pure function: what a record becomes as a row,
 // before any identity look-up, dedup check or delta encoding (those need the file).
-import { objectHash } from "../../event/ids";
-import type { JournalRecord, ResourceRef } from "../../event/schema";
+import { objectHash } from "../../event";
+import type { JournalRecord, ResourceRef } from "../../event";
 import { canonicalIsoMs } from "../codec/iso-time";
 import { FLAG_PROV_WATCH, FLAG_SYNTHETIC, payloadsToMeta, type Meta } from "../store/rows";
 import { JournalError } from "../types";
