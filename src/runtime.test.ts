@@ -142,7 +142,7 @@ describe("Runtime", () => {
     const recorder = runtime.recorder()!;
     await until("the stream watching", () => recorder.status()[0]?.phase === "watching");
     const run = runtime.snapshotSchedule().run();
-    expect(run).toMatchObject({ ok: true });
+    expect(run.ok || run.error.message).toBe(true);
     const taken = run.ok ? run.result.taken : [];
     expect(taken).toEqual([
       {
@@ -154,7 +154,7 @@ describe("Runtime", () => {
     ]);
     expect(lines.map(l => l.msg)).toContain("krply scheduled snapshot done");
     await runtime.stop();
-    const journal = openJournal(tmp.path, { readonly: true });
+    const journal = openJournal(tmp.path);
     try {
       expect(listSnapshots(journal).map(s => s.id)).toEqual([taken[0].id]);
     } finally {

@@ -1,7 +1,7 @@
 import { loadConfig, type Env, type KrplyConfig } from "./config";
 import type { KubeClient } from "./kube/client";
 import { logger, type Logger } from "./log/logger";
-import { nightlyConfigOf, runScheduledSnapshot, type NightlyResult } from "./materialize/nightly";
+import { nightlyConfigOf, runScheduledSnapshot, type NightlyResult } from "./materialize";
 import { Recorder, recorderConfigOf } from "./watch/recorder";
 
 /** What a runtime reads and talks to; the capabilities pass process.env, tests pass their own. */

@@ -38,20 +38,6 @@ export function recorderConfigOf(config: KrplyConfig): RecorderConfig {
   };
 }
 
-/** Opens, migrates and checks the journal; a journal that fails fsck is not written to. */
-export function openCheckedJournal(path: string, options: JournalOptions = {}): Journal {
-  const j = openJournal(path, options);
-  const report = j.fsck();
-  if (!report.ok) {
-    j.close();
-    throw new JournalError(
-      `journal ${path} failed its check: ${report.problems.join("; ")}`,
-      "CORRUPT",
-    );
-  }
-  return j;
-}
-
 /** The recorder process: journal, cluster identity, discovery, supervisor, CRD-driven streams, mirror. */
 export class Recorder {
   readonly metrics: RecorderMetrics;
@@ -126,7 +112,8 @@ export class Recorder {
     for (;;) {
       if (this.stopped) return null;
       try {
-        return openCheckedJournal(this.config.journalPath, this.config.journal);
+        // fsck of every chain and checkpoint first: a journal that fails it is not written to.
+        return openJournal(this.config.journalPath, { ...this.config.journal, check: "full" });
       } catch (err) {
         const code = err instanceof JournalError ? err.code : "IO";
         this.metrics.journalOpenFailures.inc({ code });
