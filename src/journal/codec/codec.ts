@@ -94,7 +94,7 @@ export function fromTuples(tuples: OpTuple[]): Operation[] {
   });
 }
 
-// Bodies written since the dictionary was introduced use it; older ones were deflated without.
+// New bodies are deflated with the dictionary; a deflated body without ENC_DICT inflates without.
 const withDictionary = rawCodec(DEFLATE_DICTIONARY, 6);
 const withoutDictionary = rawCodec(undefined, 6);
 

@@ -1,6 +1,6 @@
 // A JSON diff shaped for Kubernetes objects. It emits the codec's compact op tuples directly
 // (RFC 6902 replace/add/remove that fast-json-patch applies) and builds a JSON pointer only for
-// paths that changed, which is what made fast-json-patch's compare the hot spot of append.
+// paths that changed, since append diffs every version and most of an object stays the same.
 
 /**
  * Stored op tuples: [0,path,value] replace, [1,path,value] add, [2,path] remove, [3,path] replace

@@ -1,5 +1,5 @@
-// The stored text of a patch. As a JSON array every op paid eight characters of brackets, quotes and
-// commas, about a tenth of a typical record on disk. The line form spends three: one op per line, a
+// The stored text of a patch. As a JSON array every op spends eight characters on brackets, quotes
+// and commas, a large share of a small record. The line form spends three: one op per line, a
 // one-digit op code, the path as is, and the value as JSON after a \u0001. JSON output never holds a
 // raw newline or \u0001 (it escapes control characters), so only paths need checking; a patch with
 // such a path keeps the JSON form.

@@ -1,11 +1,11 @@
 // Raw deflate/inflate on one long-lived zlib stream per direction.
 //
 // zlib.inflateRawSync builds a whole stream object (a Duplex, a native handle, an output buffer)
-// for every call and tears it down again. For the 2 KB bodies the journal stores that setup costs
-// several times the inflate itself: about 20 µs against 3 µs, on every keyframe a snapshot or a
-// cache miss reads. Here one stream is driven through its native handle, as Node's own sync path
-// does, and reset (which also re-primes the dictionary) between bodies. Those handle fields are
-// not public API, so anything unexpected falls back to the one-shot functions, which stay correct.
+// for every call and tears it down again. For bodies the size of a keyframe that setup costs
+// several times the inflate itself, and every keyframe a snapshot or a cache miss reads would pay
+// it. Here one stream is driven through its native handle, as Node's own sync path does, and reset
+// (which also re-primes the dictionary) between bodies. Those handle fields are not public API, so
+// anything unexpected falls back to the one-shot functions, which stay correct.
 import {
   constants,
   createDeflateRaw,

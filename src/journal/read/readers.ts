@@ -12,8 +12,8 @@ import {
   type StreamState,
 } from "../types";
 
-// Packed ids and hashes come back as hex text: a Buffer per column per row, only to be turned into
-// hex in JavaScript, cost more than the rest of the row. Text ids and hashes stay as they are.
+// Packed ids and hashes come back as hex text, because building a Buffer per column per row only to
+// hex it in JavaScript is the dearest part of decoding a row. Text ids and hashes stay as they are.
 const hexOf = (col: string): string =>
   `CASE WHEN typeof(r.${col})='blob' THEN lower(hex(r.${col})) ELSE r.${col} END AS ${col}`;
 const COLS = `r.seq, ${hexOf("event_id")}, r.type, r.stream, r.object, r.observed_at, r.watch, r.rv, r.flags, ${hexOf("hash")}, r.meta, r.body, r.base`;
@@ -36,8 +36,8 @@ type RawRow = [
 
 /**
  * A COLS row fetched as an array, as an object. better-sqlite3 sets each named column of an
- * object row through the C++ API, which for thirteen columns cost a fifth of a history read;
- * a literal built here is cheaper.
+ * object row through the C++ API, which is slow for thirteen columns; a literal built here is
+ * cheaper.
  */
 function fromRaw(a: RawRow): RecordRow {
   return {

@@ -1,5 +1,5 @@
 // An object's history can hold hundreds of versions of one keyframe. Parsing that keyframe again for
-// every version cost more than the rest of the read, so versions are built copy-on-write instead:
+// every version would cost more than the rest of the read, so versions are built copy-on-write:
 // each copies only the containers its patch touches and shares every other subtree with the one
 // parsed keyframe. The results are for reading; a caller that edits one must clone it first.
 import { applyOperation, type Operation } from "fast-json-patch";

@@ -1,6 +1,6 @@
-// Object identity ids by (cluster, group, kind, namespace, name). Nested maps, because joining the
-// five parts into one key on every record built, flattened and hashed a new string each time,
-// which cost more than the rest of the record's look-ups together.
+// Object identity ids by (cluster, group, kind, namespace, name). Nested maps, because one key
+// joined from the five parts means building, flattening and hashing a new string for every record,
+// which costs more than the rest of the record's look-ups together.
 
 type Names = Map<string, number>;
 type Level<T> = Map<string, T>;

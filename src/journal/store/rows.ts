@@ -71,8 +71,8 @@ type PayloadBag = Record<string, unknown>;
 
 /** Copies a record's payloads into meta. */
 export function payloadsToMeta(rec: JournalRecord, meta: Meta): void {
-  // Plain events carry none of these; the table walk with computed keys cost more than the rest of
-  // the record's bookkeeping, so the common case is checked with fixed property reads first.
+  // Plain events carry none of these, and the table walk with computed keys costs more than the
+  // rest of a record's bookkeeping, so the common case is checked with fixed property reads first.
   if (
     !rec.gap &&
     !rec.coverage &&

@@ -77,13 +77,13 @@ const MIGRATIONS: string[] = [
   CREATE INDEX records_stream_rv ON records(stream, rv) WHERE rv IS NOT NULL;
   CREATE INDEX records_control ON records(type, stream, seq) WHERE object IS NULL;
   `,
-  // v2: a (stream, rv) index over every row cost a random B-tree insert per event; object RVs are
+  // v2: a (stream, rv) index over every row costs a random B-tree insert per event; object RVs are
   // found through the object index, so only control rows (checkpoints, baseline markers) keep one.
   `
   DROP INDEX records_stream_rv;
   CREATE INDEX records_control_rv ON records(stream, rv) WHERE object IS NULL AND rv IS NOT NULL;
   `,
-  // v3: a unique index over random 16-byte ids dirtied about one page per row at every commit.
+  // v3: a unique index over random 16-byte ids dirties about one page per row at every commit.
   // Object records are deduplicated through an in-memory filter and their own rows (dedup.ts);
   // only rows without an object (gaps, checkpoints, markers, ...) keep a unique index.
   `
@@ -98,10 +98,10 @@ const MIGRATIONS: string[] = [
   DROP INDEX records_object;
   CREATE INDEX records_object ON records(object) WHERE object IS NOT NULL;
   `,
-  // v5: an index on (object) takes every append at a random place, so a 500-record batch dirtied
-  // up to 500 index pages and the WAL written per commit grew with the journal (8 MB at 1M rows
-  // with 16 KiB pages). Keyed by (seq bucket, object), new entries all land in the newest bucket's
-  // few pages; reads probe an object's rows bucket by bucket (buckets.ts, BUCKETS_CTE).
+  // v5: an index on (object) takes every append at a random place, so a batch dirties up to one
+  // index page per record and the WAL written per commit grows with the journal. Keyed by (seq
+  // bucket, object), new entries all land in the newest bucket's few pages; reads probe an
+  // object's rows bucket by bucket (buckets.ts, BUCKETS_CTE).
   `
   DROP INDEX records_object;
   CREATE INDEX records_object ON records(seq >> 15, object) WHERE object IS NOT NULL;
@@ -116,10 +116,9 @@ const MIGRATIONS: string[] = [
     SELECT seq >> 15, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
   `,
   // v7: buckets of 2^13 rows instead of 2^15. A batch's index entries land at random places in the
-  // newest bucket, so each commit rewrote most of that bucket's leaf pages: 25 of the 35 pages a
-  // 500-record commit wrote to the WAL. A quarter of the bucket is a quarter of the pages, which
-  // halved the WAL per commit and took append from 0.74 to 0.81 of raw. Reads probe four times
-  // as many buckets; at 1M rows that is 122 index seeks in one statement for a history.
+  // newest bucket, so each commit rewrites most of that bucket's leaf pages, which are most of
+  // what it writes to the WAL. A quarter of the bucket is a quarter of those pages. Reads probe
+  // four times as many buckets, all in one statement.
   `
   DROP INDEX records_object;
   CREATE INDEX records_object ON records(${OBJECT_BUCKET}, object) WHERE object IS NOT NULL;
@@ -127,9 +126,9 @@ const MIGRATIONS: string[] = [
   INSERT INTO bucket_times (k, min_observed)
     SELECT ${OBJECT_BUCKET}, min(observed_at) FROM records WHERE object IS NOT NULL GROUP BY 1;
   `,
-  // v8: an event query by name found its objects by scanning every identity ever recorded, and
-  // the identities of a busy cluster's pods grow without bound. One entry per object, written once
-  // when the object is first seen, so appends do not notice it.
+  // v8: an index on object names, so an event query by name finds its objects without scanning
+  // every identity ever recorded (a busy cluster's pod identities grow without bound). One entry
+  // per object, written once when the object is first seen, so appends do not notice it.
   `
   CREATE INDEX IF NOT EXISTS objects_name ON objects(name);
   `,
@@ -155,8 +154,7 @@ export function migrate(db: Database.Database, readonly: boolean): void {
     );
   }
   // All steps in one transaction: the upgrade is all or nothing, and a new file writes each page of
-  // its schema to the WAL once instead of once per step (seven steps of 16 KiB pages came close to a
-  // megabyte before the first record).
+  // its schema to the WAL once instead of once per step.
   db.transaction(() => {
     // Another process may have upgraded the file while this one waited for the write lock.
     const from = db.pragma("user_version", { simple: true }) as number;

@@ -1,15 +1,15 @@
 // Object records are deduplicated without a global index on event_id: a unique index over random
-// 16-byte ids dirtied about one page per inserted row at every commit, which cost more than the rest
-// of the write path together. Instead an in-memory Bloom filter answers "certainly new" for almost
-// every record, and only a "maybe" pays for an exact look-up in the object's own rows (an eventId
-// covers the object's uid, so a redelivered copy is always a copy of the same object).
+// 16-byte ids dirties about one page per inserted row at every commit, which costs more than the
+// rest of the write path together. Instead an in-memory Bloom filter answers "certainly new" for
+// almost every record, and only a "maybe" pays for an exact look-up in the object's own rows (an
+// eventId covers the object's uid, so a redelivered copy is always a copy of the same object).
 import type Database from "better-sqlite3";
 
 const BITS_PER_ID = 16; // with K hashes in one 512-bit block: about 0.1% false positives at capacity
 const K = 8;
 const MIN_BITS = 1 << 23; // 1 MiB
 // All K bits of an id sit in one 64-byte block, so a look-up or an add touches one cache line
-// instead of K scattered ones; on these machines each cold line cost more than the hashing.
+// instead of K scattered ones; a cold cache line costs more than the hashing.
 const BLOCK_WORDS = 16;
 
 function strHash(s: string, seed: number): number {
