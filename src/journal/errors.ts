@@ -1,6 +1,6 @@
 import { JournalError } from "./types";
 
-// SQLite result codes (primary code is the low byte of the extended code string's family).
+// better-sqlite3 reports SQLite result codes by name; extended I/O codes share the SQLITE_IOERR prefix.
 const DISK_FULL = new Set(["SQLITE_FULL"]);
 const IO_PREFIX = "SQLITE_IOERR";
 

@@ -20,7 +20,7 @@ import type { RetentionOptions } from "../types";
 const log = logger("journal.retention");
 const T = (t: JournalRecord["type"]): number => TYPE_CODES.indexOf(t);
 const DELETED = WATCH_CODES.indexOf("DELETED");
-// The main file is capped below the budget so the WAL fits in the remaining slack (budget + 10%).
+// The main file is capped below the budget and the WAL is kept to the rest, so together they fit it.
 const MAIN_SHARE = 0.95;
 const WAL_SHARE = 0.05;
 const PRUNE_AT = 0.85; // of the main-file cap

@@ -273,7 +273,7 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
   return rows.map(row => decodeRow(store, row, sharedVersion(store, row.object!, row, keyframes)));
 }
 
-/** Control records (baselines markers, gaps, snapshots, ...) of a type, optionally for one stream. */
+/** Control records (baseline markers, gaps, snapshots, ...) of a type, optionally for one stream. */
 export function controlRecords(store: Store, type: RecordType, streamId?: string): JournalRecord[] {
   store.registry.refreshStreams();
   const args: unknown[] = [code(type)];

@@ -50,7 +50,8 @@ export function connect(path: string, opts: ConnectionOptions): Database.Databas
       // FULL: a committed append survives power loss. NORMAL: survives a process crash, may lose
       // the last commits on power loss, never corrupts. See docs/consistency.md.
       db.pragma(`synchronous = ${opts.sync ?? CONNECTION_DEFAULTS.sync}`);
-      // Dedup keys are random, so index inserts touch random pages; keep more of them in memory.
+      // A batch inserts into the index pages of many objects and streams; a larger page cache keeps
+      // the hot ones in memory from one commit to the next.
       db.pragma(`cache_size = -${CONNECTION_DEFAULTS.pageCacheKiB}`);
     }
     migrate(db, opts.readonly);
