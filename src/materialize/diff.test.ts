@@ -1,4 +1,4 @@
-import { baselineRecords, gapRecord } from "../event";
+import { baselineRecords } from "../event";
 import { openJournal } from "../journal";
 import { at } from "../../test/support/journal-fixtures";
 import { cm, cms, useScriptedJournal } from "../../test/support/materialize-fixtures";
@@ -38,17 +38,7 @@ describe("diff", () => {
   });
 
   it("across a gap reports hasGaps, the gap in its coverage, and what the relist found", () => {
-    h.j.append({
-      records: [
-        gapRecord({
-          stream: cms,
-          lastGoodResourceVersion: "50",
-          reason: "410 Gone",
-          detectedAt: at(60),
-        }),
-      ],
-      checkpoints: [],
-    });
+    h.loseWatch();
     h.append(
       baselineRecords({
         stream: cms,

@@ -1,4 +1,4 @@
-import { gapRecord, streamIdOf } from "../event";
+import { streamIdOf } from "../event";
 import { openJournal } from "../journal";
 import { at } from "../../test/support/journal-fixtures";
 import { cms, deploys, useScriptedJournal } from "../../test/support/materialize-fixtures";
@@ -34,17 +34,7 @@ describe("objectAt", () => {
   });
 
   it("inside a gap shows the last known version, marks the answer incomplete and says why", () => {
-    h.j.append({
-      records: [
-        gapRecord({
-          stream: cms,
-          lastGoodResourceVersion: "50",
-          reason: "410 Gone",
-          detectedAt: at(60),
-        }),
-      ],
-      checkpoints: [],
-    });
+    h.loseWatch();
     const inGap = objectAt(h.j, "c1", ref("ConfigMap", "new"), { time: at(65) });
     expect(inGap.data.exists).toBe(true);
     expect(inGap.coverage.complete).toBe(false);

@@ -1,4 +1,4 @@
-import { baselineRecords, gapRecord, streamIdOf } from "../event";
+import { baselineRecords, streamIdOf } from "../event";
 import { openJournal } from "../journal";
 import { at } from "../../test/support/journal-fixtures";
 import { cm, cms, deploys, useScriptedJournal } from "../../test/support/materialize-fixtures";
@@ -39,17 +39,7 @@ describe("snapshot", () => {
   });
 
   it("a forced gap makes the snapshot incomplete with Missing filled, until a relist resolves it", () => {
-    h.j.append({
-      records: [
-        gapRecord({
-          stream: cms,
-          lastGoodResourceVersion: "50",
-          reason: "410 Gone",
-          detectedAt: at(60),
-        }),
-      ],
-      checkpoints: [],
-    });
+    h.loseWatch();
     const during = snapshot(h.j, "c1", at(65), "during");
     expect(during.data.complete).toBe(false);
     expect(during.coverage.complete).toBe(false);

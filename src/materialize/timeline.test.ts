@@ -1,4 +1,4 @@
-import { gapRecord, streamIdOf } from "../event";
+import { streamIdOf } from "../event";
 import { at } from "../../test/support/journal-fixtures";
 import { cms, useScriptedJournal } from "../../test/support/materialize-fixtures";
 import { timeline } from "./timeline";
@@ -18,17 +18,7 @@ describe("timeline", () => {
   });
 
   it("places a gap of the object's stream in the timeline and in its coverage", () => {
-    h.j.append({
-      records: [
-        gapRecord({
-          stream: cms,
-          lastGoodResourceVersion: "50",
-          reason: "410 Gone",
-          detectedAt: at(60),
-        }),
-      ],
-      checkpoints: [],
-    });
+    h.loseWatch();
     const t = timeline(h.j, "c1", { kind: "ConfigMap", namespace: "shop", name: "new" });
     expect(t.data.map(e => e.kind)).toEqual(["version", "gap"]);
     expect(t.data[1]).toMatchObject({ observedAt: at(50), note: "unknown until now: 410 Gone" });

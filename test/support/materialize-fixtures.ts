@@ -3,6 +3,7 @@
 import {
   baselineRecords,
   eventRecord,
+  gapRecord,
   type JournalRecord,
   type KubeObject,
   type StreamKey,
@@ -71,6 +72,8 @@ export interface ScriptedJournal {
   j: Journal;
   path: string;
   append(records: JournalRecord[]): void;
+  /** The ConfigMap stream's watch expires at 60 s: a GAP after its last good RV, 50. */
+  loseWatch(): void;
 }
 
 /** Registers beforeEach/afterEach that give every test its own scripted journal. */
@@ -79,6 +82,16 @@ export function useScriptedJournal(): ScriptedJournal {
   const h = {
     append(records: JournalRecord[]) {
       h.j.append({ records, checkpoints: [], streams: [deploys, cms] });
+    },
+    loseWatch() {
+      h.append([
+        gapRecord({
+          stream: cms,
+          lastGoodResourceVersion: "50",
+          reason: "410 Gone",
+          detectedAt: at(60),
+        }),
+      ]);
     },
   } as ScriptedJournal;
   beforeEach(() => {
