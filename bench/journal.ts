@@ -109,7 +109,7 @@ export async function main(args: string[]): Promise<void> {
         `grew journal to ${readEvents} events in ${(ms(process.hrtime.bigint() - t0) / 1000).toFixed(1)} s; ${fileBytes(jPath)} B on disk`,
       );
     }
-    // Reads go through a read-only connection, as the sidecar serves them, next to the open writer.
+    // Reads go through a read-only view next to the open writer, as the planned query sidecar reads.
     const reader = openJournalView(jPath);
     const start = Date.UTC(2024, 0, 1);
     const atNs: number[] = [];

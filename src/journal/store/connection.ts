@@ -39,9 +39,9 @@ export function connect(path: string, opts: ConnectionOptions): Database.Databas
   try {
     db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? CONNECTION_DEFAULTS.busyTimeoutMs}`);
     if (opts.readonly) {
-      // Readers (the sidecar, the CLI) fetch one row per version from all over the file; mapping
-      // it saves a read() and a copy per page. The writer does not map it, so its resident memory
-      // stays that of its caches rather than growing with the file.
+      // Readers (the CLI, and the planned query sidecar) fetch one row per version from all over
+      // the file; mapping it saves a read() and a copy per page. The writer does not map it, so its
+      // resident memory stays that of its caches rather than growing with the file.
       db.pragma(`mmap_size = ${CONNECTION_DEFAULTS.readerMmapBytes}`);
     } else {
       // Fewer, larger pages cut the WAL frames each commit writes. SQLite applies it to new files only.
