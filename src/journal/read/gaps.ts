@@ -2,7 +2,7 @@ import type { JournalRecord } from "../../event";
 import { TYPE_CODES } from "../store/schema";
 import type { Store } from "../store/store";
 import type { GapWindow, TimeRange } from "../types";
-import { controlRecords } from "./readers";
+import { controlRecords } from "./history";
 
 const BASELINE = TYPE_CODES.indexOf("baseline");
 

@@ -3,12 +3,10 @@ import { JournalError } from "../types";
 import { decodeRow } from "../store/rows";
 import { OBJECT_BUCKET } from "../store/schema";
 import type { RecordRow, Store } from "../store/store";
+import { ROW_COLS } from "./columns";
 import { gapWindows } from "./gaps";
 import { absenceOf, latestAtTime } from "./positions";
-import { objectIds } from "./readers";
-
-const COLS =
-  "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base";
+import { objectIds } from "./history";
 
 /**
  * The facts about an object at a time or at a resource version of one stream: its record, whether
@@ -54,7 +52,7 @@ export function objectAt(
     };
     pointMs = posRow.observed_at;
     const stmt = store.sql.prep(
-      `SELECT ${COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND stream=? AND seq<=? ORDER BY seq DESC LIMIT 1`,
+      `SELECT ${ROW_COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND stream=? AND seq<=? ORDER BY seq DESC LIMIT 1`,
     );
     const upTo = pos.seq;
     for (const id of ids) {

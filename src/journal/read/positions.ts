@@ -2,12 +2,11 @@
 // or a later relist of its stream that did not list it.
 import { OBJECT_BUCKET, TYPE_CODES, WATCH_CODES } from "../store/schema";
 import type { RecordRow, Store } from "../store/store";
+import { ROW_COLS } from "./columns";
 import type { Absence, BaselineMark, ObjectIdentity, ObjectPosition } from "../types";
 
 const BASELINE = TYPE_CODES.indexOf("baseline");
 const DELETED = WATCH_CODES.indexOf("DELETED");
-const COLS =
-  "seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base";
 
 /** A position as the view made it: the public fields plus the row they came from. */
 export interface StoredPosition extends ObjectPosition {
@@ -24,7 +23,7 @@ export function rowOfPosition(pos: ObjectPosition): RecordRow {
 /** An object's newest record observed at or before a time. */
 export function latestAtTime(store: Store, objectId: number, atMs: number): RecordRow | undefined {
   const stmt = store.sql.prep(
-    `SELECT ${COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
+    `SELECT ${ROW_COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
   );
   return store.buckets.newest(
     Number.MAX_SAFE_INTEGER,

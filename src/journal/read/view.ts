@@ -3,7 +3,7 @@ import type Database from "better-sqlite3";
 import type { JournalRecord } from "../../event";
 import { runFsck } from "../maintain/fsck";
 import { decodeRow, type Meta } from "../store/rows";
-import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "../store/schema";
+import { TYPE_CODES } from "../store/schema";
 import type { BodyRow, Store } from "../store/store";
 import {
   JournalError,
@@ -25,18 +25,16 @@ import {
   type TimeRange,
 } from "../types";
 import { gapsWithWindows, gapWindows } from "./gaps";
+import { findIdentities, identities, kindsOf, kindsOfStream, streamsOfObject } from "./identities";
 import { objectAt } from "./object-at";
 import { latestAtTime, positionOf, rowOfPosition, type StoredPosition } from "./positions";
-import { controlRecords, listStreams, objectHistory, queryEvents } from "./readers";
+import { queryEvents } from "./events";
+import { controlRecords, objectHistory } from "./history";
+import { listStreams } from "./streams";
 
 const BASELINE = TYPE_CODES.indexOf("baseline");
 const CHECKPOINT = TYPE_CODES.indexOf("checkpoint");
 const COVERAGE = TYPE_CODES.indexOf("coverage_change");
-
-/** A LIKE pattern matching names that start with prefix (escaped with \). */
-function likePrefix(prefix: string): string {
-  return `${prefix.replace(/[\\%_]/g, c => `\\${c}`)}%`;
-}
 
 /**
  * The read side of the journal over one connection: a view of its own (openJournalView), or the
@@ -190,19 +188,7 @@ export class SqliteView implements JournalView {
 
   objects(clusterId: string, namespace?: string): ObjectIdentity[] {
     this.live();
-    return this.identities(clusterId, namespace);
-  }
-
-  private identities(clusterId: string, namespace?: string): ObjectIdentity[] {
-    const sql =
-      'SELECT id, kind, grp AS "group", namespace, name FROM objects WHERE cluster_id=?' +
-      (namespace !== undefined ? " AND namespace=?" : "") +
-      " ORDER BY kind, namespace, name";
-    const args = namespace !== undefined ? [clusterId, namespace] : [clusterId];
-    const rows = this.store.sql.prep(sql).all(...args) as ObjectIdentity[];
-    // Decoding a record looks its identity up again; hand over what this query already read.
-    for (const r of rows) this.store.registry.rememberObject({ ...r, clusterId });
-    return rows;
+    return identities(this.store, clusterId, namespace);
   }
 
   findObjects(
@@ -210,55 +196,22 @@ export class SqliteView implements JournalView {
     filter: { clusterId?: string; kind?: string } = {},
   ): (ObjectIdentity & { clusterId: string })[] {
     this.live();
-    const where = ["name LIKE ? ESCAPE '\\'"];
-    const args: string[] = [likePrefix(namePrefix)];
-    if (filter.clusterId !== undefined) {
-      where.push("cluster_id=?");
-      args.push(filter.clusterId);
-    }
-    if (filter.kind !== undefined) {
-      where.push("kind=?");
-      args.push(filter.kind);
-    }
-    return this.store.sql
-      .prep(
-        `SELECT id, cluster_id AS clusterId, kind, grp AS "group", namespace, name FROM objects WHERE ${where.join(" AND ")} ORDER BY cluster_id, kind, namespace, name`,
-      )
-      .all(...args) as (ObjectIdentity & { clusterId: string })[];
+    return findIdentities(this.store, namePrefix, filter);
   }
 
   kinds(clusterId: string): string[] {
     this.live();
-    return this.store.sql
-      .prep("SELECT DISTINCT kind FROM objects WHERE cluster_id=? ORDER BY kind")
-      .pluck()
-      .all(clusterId) as string[];
+    return kindsOf(this.store, clusterId);
   }
 
   kindsOfStream(streamId: string): string[] {
     this.live();
-    const s = this.store.registry.streamsById.get(streamId);
-    if (!s) return [];
-    return this.store.sql
-      .prep(
-        "SELECT DISTINCT o.kind FROM objects o WHERE o.id IN (SELECT object FROM records WHERE stream=? AND object IS NOT NULL LIMIT 1000)",
-      )
-      .pluck()
-      .all(s.id) as string[];
+    return kindsOfStream(this.store, streamId);
   }
 
   streamsOfObject(identity: ObjectIdentity): string[] {
     this.live();
-    const range = this.store.buckets.range(0, Number.MAX_SAFE_INTEGER);
-    const rows = range
-      ? (this.store.sql
-          .prep(
-            `${BUCKETS_CTE} SELECT DISTINCT r.stream FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object=?`,
-          )
-          .pluck()
-          .all(...range, identity.id) as number[])
-      : [];
-    return [...new Set(rows)].map(s => this.store.registry.streamOf(s, 0).streamId);
+    return streamsOfObject(this.store, identity.id);
   }
 
   positionAt(identity: ObjectIdentity, atMs: number): ObjectPosition | null {
@@ -276,7 +229,7 @@ export class SqliteView implements JournalView {
     this.live();
     return this.store.buckets.withPinnedRange(() => {
       const out: ObjectPosition[] = [];
-      for (const identity of this.identities(clusterId, filter.namespace)) {
+      for (const identity of identities(this.store, clusterId, filter.namespace)) {
         if (filter.kinds && !filter.kinds.has(identity.kind)) continue;
         const pos = this.position(identity, atMs);
         if (!pos) continue;

@@ -1,96 +1,14 @@
-import type { JournalRecord, RecordType } from "../../event";
+import type { RecordType } from "../../event";
 import { decodeRow } from "../store/rows";
-import { sharedVersion } from "./shared-versions";
 import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "../store/schema";
 import type { RecordRow, Store } from "../store/store";
-import {
-  JournalError,
-  type EventPage,
-  type EventQuery,
-  type ObjectSelector,
-  type StreamInfo,
-  type StreamState,
-} from "../types";
+import { JournalError, type EventPage, type EventQuery } from "../types";
+import { fromRaw, HEX_COLS as COLS, type RawRow } from "./columns";
 
-// Packed ids and hashes come back as hex text, because building a Buffer per column per row only to
-// hex it in JavaScript is the dearest part of decoding a row. Text ids and hashes stay as they are.
-const hexOf = (col: string): string =>
-  `CASE WHEN typeof(r.${col})='blob' THEN lower(hex(r.${col})) ELSE r.${col} END AS ${col}`;
-const COLS = `r.seq, ${hexOf("event_id")}, r.type, r.stream, r.object, r.observed_at, r.watch, r.rv, r.flags, ${hexOf("hash")}, r.meta, r.body, r.base`;
-
-type RawRow = [
-  number,
-  string,
-  number,
-  number,
-  number | null,
-  number,
-  number | null,
-  string | null,
-  number,
-  string | null,
-  string | null,
-  Buffer | null,
-  number | null,
-];
-
-/**
- * A COLS row fetched as an array, as an object. better-sqlite3 sets each named column of an
- * object row through the C++ API, which is slow for thirteen columns; a literal built here is
- * cheaper.
- */
-function fromRaw(a: RawRow): RecordRow {
-  return {
-    seq: a[0],
-    event_id: a[1],
-    type: a[2],
-    stream: a[3],
-    object: a[4],
-    observed_at: a[5],
-    watch: a[6],
-    rv: a[7],
-    flags: a[8],
-    hash: a[9],
-    meta: a[10],
-    body: a[11],
-    base: a[12],
-  };
-}
 const DEFAULT_LIMIT = 500;
 const MAX_LIMIT = 5000;
 
 const code = (t: RecordType): number => TYPE_CODES.indexOf(t);
-
-/** Lists streams with their durable position, baseline and gap state. */
-export function listStreams(store: Store): StreamInfo[] {
-  store.registry.reloadStreams();
-  const rows = store.sql
-    .prep(
-      `SELECT s.id, s.stream_id, s.last_rv, s.last_observed_at, s.last_baseline_seq, s.state,
-         (SELECT count(*) FROM records r WHERE r.object IS NULL AND r.type=? AND r.stream=s.id
-            AND r.seq > coalesce(s.last_baseline_seq, 0)) AS open_gaps
-       FROM streams s WHERE s.stream_id <> '*' ORDER BY s.id`,
-    )
-    .all(code("gap")) as {
-    id: number;
-    stream_id: string;
-    last_rv: string | null;
-    last_observed_at: string | null;
-    last_baseline_seq: number | null;
-    state: StreamState;
-    open_gaps: number;
-  }[];
-  return rows.map(r => ({
-    streamId: r.stream_id,
-    key: store.registry.streams.get(r.id)!.key!,
-    lastResourceVersion: r.last_rv,
-    lastObservedAt: r.last_observed_at,
-    baselinePresent: r.last_baseline_seq !== null,
-    openGaps: r.open_gaps,
-    // An unresolved gap degrades an otherwise active stream; explicit states win.
-    state: r.state === "active" && r.open_gaps > 0 ? "degraded" : r.state,
-  }));
-}
 
 /** Encodes a position as an opaque cursor. */
 export function encodeCursor(seq: number): string {
@@ -229,65 +147,4 @@ export function queryEvents(store: Store, q: EventQuery): EventPage {
     decodeRow(store, q.includeObjects === false ? { ...r, body: null } : r),
   );
   return { records, nextCursor: more ? encodeCursor(page[page.length - 1].seq) : null };
-}
-
-/** Object identity ids matching a selector (all groups when the group is left out). */
-export function objectIds(store: Store, sel: ObjectSelector): number[] {
-  if (sel.group !== undefined) {
-    const id = store.registry.findObject(
-      sel.clusterId,
-      sel.group,
-      sel.kind,
-      sel.namespace,
-      sel.name,
-    );
-    return id === null ? [] : [id];
-  }
-  const rows = store.sql
-    .prep("SELECT id FROM objects WHERE cluster_id=? AND kind=? AND namespace=? AND name=?")
-    .all(sel.clusterId, sel.kind, sel.namespace, sel.name) as { id: number }[];
-  return rows.map(r => r.id);
-}
-
-/** Every stored version of an object, in ingest order, across deletes and re-creates. */
-export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[] {
-  store.registry.refreshStreams();
-  const ids = objectIds(store, sel);
-  if (ids.length === 0) return [];
-  const range = store.buckets.range(0, Number.MAX_SAFE_INTEGER);
-  if (!range) return [];
-  const rows = (
-    store.sql
-      .prepRaw(
-        `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${ids
-          .map(() => "?")
-          .join(",")})`,
-      )
-      .all(...range, ...ids) as RawRow[]
-  ).map(fromRaw);
-  // Sorting here rather than in SQL keeps the bodies out of a temporary B-tree; the rows arrive
-  // nearly sorted already (bucket by bucket, and by seq within a bucket for each object).
-  rows.sort((a, b) => a.seq - b.seq);
-  // Versions share unchanged subtrees with their parsed keyframe (see shared-versions.ts).
-  const keyframes = new Map<number, unknown>();
-  return rows.map(row => decodeRow(store, row, sharedVersion(store, row.object!, row, keyframes)));
-}
-
-/** Control records (baseline markers, gaps, snapshots, ...) of a type, optionally for one stream. */
-export function controlRecords(store: Store, type: RecordType, streamId?: string): JournalRecord[] {
-  store.registry.refreshStreams();
-  const args: unknown[] = [code(type)];
-  let extra = "";
-  if (streamId) {
-    const s = store.registry.streamsById.get(streamId);
-    if (!s) return [];
-    extra = " AND r.stream = ?";
-    args.push(s.id);
-  }
-  const rows = store.sql
-    .prep(
-      `SELECT ${COLS} FROM records r WHERE r.object IS NULL AND r.type = ?${extra} ORDER BY r.seq`,
-    )
-    .all(...args) as RecordRow[];
-  return rows.map(r => decodeRow(store, r));
 }
