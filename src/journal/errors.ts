@@ -21,6 +21,9 @@ export function toJournalError(err: unknown, what: string): JournalError {
     if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") {
       return new JournalError(`${what}: journal is corrupt (${msg})`, "CORRUPT", { cause: err });
     }
+    // Another connection holds the file longer than busy_timeout allows to wait.
+    if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+      return new JournalError(`${what}: journal is busy (${msg})`, "BUSY", { cause: err });
     if (code === "SQLITE_READONLY")
       return new JournalError(`${what}: ${msg}`, "READONLY", { cause: err });
   }

@@ -288,6 +288,7 @@ export class JournalError extends Error {
     message: string,
     readonly code:
       | "DISK_FULL"
+      | "BUSY"
       | "IO"
       | "SCHEMA_NEWER"
       | "CORRUPT"

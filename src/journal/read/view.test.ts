@@ -1,3 +1,4 @@
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { baselineRecords, eventRecord, streamIdOf } from "../../event";
 import {
@@ -126,6 +127,53 @@ describe("openJournalView", () => {
     expect(() => view.streams()).toThrow(JournalError);
     expect(() => view.streams()).toThrow(/closed/);
     view = openJournalView(tmp.path);
+  });
+});
+
+/**
+ * Holds an exclusive lock on the file from a worker thread for holdMs, so the main thread meets a
+ * busy file the way a view meets a writer in the middle of a checkpoint or a migration.
+ */
+async function holdLock(path: string, holdMs: number): Promise<Worker> {
+  const worker = new Worker(
+    `const { workerData, parentPort } = require("node:worker_threads");
+     const Database = require(workerData.module);
+     const db = new Database(workerData.path);
+     db.pragma("locking_mode = EXCLUSIVE");
+     db.exec("BEGIN EXCLUSIVE; UPDATE meta SET value = value WHERE key = 'redact_salt'; COMMIT");
+     parentPort.postMessage("locked");
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.holdMs);
+     db.close();`,
+    { eval: true, workerData: { path, holdMs, module: require.resolve("better-sqlite3") } },
+  );
+  await new Promise<void>((resolve, reject) => {
+    worker.once("message", () => resolve());
+    worker.once("error", reject);
+  });
+  return worker;
+}
+
+describe("openJournalView on a busy file", () => {
+  it("waits for the lock up to busyTimeoutMs, and says the file is busy when it runs out", async () => {
+    const tmp = tempJournalPath();
+    try {
+      const j = openJournal(tmp.path);
+      j.append({ records: [added("web", 1)], checkpoints: [] });
+      j.close();
+      const impatient = await holdLock(tmp.path, 1000);
+      expect(() => openJournalView(tmp.path, { busyTimeoutMs: 1 })).toThrow(
+        expect.objectContaining({ code: "BUSY", message: expect.stringMatching(/locked/) }),
+      );
+      await impatient.terminate();
+      // Held for less than the default timeout: the view waits, then opens and reads.
+      const patient = await holdLock(tmp.path, 300);
+      const view = openJournalView(tmp.path);
+      expect(view.recordCount()).toBe(1);
+      view.close();
+      await patient.terminate();
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
 
