@@ -5,6 +5,7 @@ export {
   snapshot,
   recordSnapshot,
   listSnapshots,
+  storedSnapshots,
   expiredSnapshots,
   snapshotObjects,
   type SnapshotOptions,

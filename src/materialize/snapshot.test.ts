@@ -8,6 +8,7 @@ import {
   recordSnapshot,
   snapshot,
   snapshotObjects,
+  storedSnapshots,
 } from "./snapshot";
 
 describe("snapshot", () => {
@@ -26,6 +27,11 @@ describe("snapshot", () => {
     expect(again.warnings).toEqual([]);
     expect(again.coverage.complete).toBe(true);
     const listed = listSnapshots(h.j, "c1");
+    expect(storedSnapshots(h.j, "c1")).toEqual({
+      data: listed,
+      coverage: { complete: true, gaps: [], prunedBefore: null },
+      warnings: [],
+    });
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id: s.id, name: "nightly", complete: true, objectCount: 2 });
   });
@@ -64,6 +70,12 @@ describe("snapshot", () => {
     expect(s.complete).toBe(false);
     expect(s.missing.sort()).toEqual([streamIdOf(cms), streamIdOf(deploys)].sort());
     expect(s.objects).toEqual([]);
+    const kept = recordSnapshot(h.j, s);
+    const stored = storedSnapshots(h.j);
+    expect(stored.coverage.complete).toBe(false);
+    expect(stored.warnings).toEqual([
+      `snapshot early (${kept.id}) is incomplete: missing ${s.missing.join(", ")}`,
+    ]);
   });
 
   it("keeps only the newest snapshots when asked which expired", () => {

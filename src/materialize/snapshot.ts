@@ -120,6 +120,17 @@ export function listSnapshots(view: JournalView, clusterId?: string): SnapshotSu
     .map(summaryOf);
 }
 
+/** Stored snapshots as an answer: each incomplete one is named in the warnings. */
+export function storedSnapshots(view: JournalView, clusterId?: string): Answer<SnapshotSummary[]> {
+  const list = listSnapshots(view, clusterId);
+  const incomplete = list.filter(s => !s.complete);
+  return answer(
+    list,
+    coverageOf([], null, incomplete.length === 0),
+    incomplete.map(s => warn.snapshotIncomplete(s.name, s.id, s.missing)),
+  );
+}
+
 /** The objects of a stored snapshot, rebuilt from the journal at its time (optionally one namespace). */
 export function snapshotObjects(
   view: JournalView,

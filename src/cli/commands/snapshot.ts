@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import type { JournalView } from "../../journal";
 import {
-  listSnapshots,
   recordSnapshot,
   resolveCluster,
   snapshot,
+  storedSnapshots,
   type Snapshot,
 } from "../../materialize";
 import { printAnswer, table } from "../output";
@@ -61,11 +61,7 @@ export function registerSnapshot(program: Command): void {
     .action((_flags: unknown, c: Command) => {
       const opts = optionsOf(c);
       withView(opts, v => {
-        const list = listSnapshots(v, opts.cluster);
-        const warnings = list
-          .filter(s => !s.complete)
-          .map(s => `snapshot ${s.name} (${s.id}) is incomplete: missing ${s.missing.join(", ")}`);
-        printAnswer(opts, { data: list, warnings }, l =>
+        printAnswer(opts, storedSnapshots(v, opts.cluster), l =>
           l.length === 0
             ? "no snapshots"
             : table(
