@@ -143,7 +143,7 @@ class SqliteJournal extends SqliteView implements Journal {
   }
 
   append(batch: AppendBatch): AppendResult {
-    this.live();
+    this.open();
     if (batch.records.length === 0 && batch.checkpoints.length === 0 && !batch.streams?.length) {
       return { appended: 0, duplicates: 0, firstSeq: null, lastSeq: null };
     }
@@ -200,7 +200,7 @@ class SqliteJournal extends SqliteView implements Journal {
   }
 
   setStreamState(streamId: string, state: StreamState): void {
-    this.live();
+    this.open();
     const info = this.db
       .prepare("UPDATE streams SET state=? WHERE stream_id=?")
       .run(state, streamId);
@@ -209,7 +209,7 @@ class SqliteJournal extends SqliteView implements Journal {
   }
 
   deleteSnapshots(eventIds: string[]): number {
-    this.live();
+    this.open();
     // Snapshot records are summaries that nothing else points at, so removing one leaves every
     // chain, checkpoint and ingestSeq intact.
     const del = this.db.prepare(
@@ -230,7 +230,7 @@ class SqliteJournal extends SqliteView implements Journal {
   }
 
   prune(now?: Date, force = false): JournalRecord | null {
-    this.live();
+    this.open();
     if (!this.retention) return null;
     const w = this.w;
     try {
@@ -260,7 +260,7 @@ class SqliteJournal extends SqliteView implements Journal {
   }
 
   checkpointWal(): void {
-    this.live();
+    this.open();
     this.db.pragma("wal_checkpoint(TRUNCATE)");
   }
 }

@@ -1,7 +1,6 @@
-import { baselineRecords } from "../event";
 import { openJournal } from "../journal";
 import { at } from "../../test/support/journal-fixtures";
-import { cm, cms, useScriptedJournal } from "../../test/support/materialize-fixtures";
+import { useScriptedJournal } from "../../test/support/materialize-fixtures";
 import { diff } from "./diff";
 
 describe("diff", () => {
@@ -39,15 +38,7 @@ describe("diff", () => {
 
   it("across a gap reports hasGaps, the gap in its coverage, and what the relist found", () => {
     h.loseWatch();
-    h.append(
-      baselineRecords({
-        stream: cms,
-        listResourceVersion: "70",
-        listedAt: at(70),
-        objects: [cm("late", 69, {})],
-        kind: "ConfigMap",
-      }),
-    );
+    h.relistConfigMaps();
     const d = diff(h.j, "c1", at(55), at(75), { namespace: "shop" });
     expect(d.data.hasGaps).toBe(true);
     expect(d.coverage.complete).toBe(false);

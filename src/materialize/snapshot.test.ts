@@ -1,7 +1,7 @@
-import { baselineRecords, streamIdOf } from "../event";
+import { streamIdOf } from "../event";
 import { openJournal } from "../journal";
 import { at } from "../../test/support/journal-fixtures";
-import { cm, cms, deploys, useScriptedJournal } from "../../test/support/materialize-fixtures";
+import { cms, deploys, useScriptedJournal } from "../../test/support/materialize-fixtures";
 import {
   expiredSnapshots,
   listSnapshots,
@@ -51,15 +51,7 @@ describe("snapshot", () => {
     expect(during.coverage.complete).toBe(false);
     expect(during.data.missing).toEqual([streamIdOf(cms)]);
     expect(during.warnings.join("\n")).toMatch(/gap .*410 Gone/);
-    h.append(
-      baselineRecords({
-        stream: cms,
-        listResourceVersion: "70",
-        listedAt: at(70),
-        objects: [cm("late", 69, {})],
-        kind: "ConfigMap",
-      }),
-    );
+    h.relistConfigMaps();
     const after = snapshot(h.j, "c1", at(75), "after");
     expect(after.data.complete).toBe(true);
     expect(after.data.objects.map(o => o.name).sort()).toEqual(["late", "web"]);

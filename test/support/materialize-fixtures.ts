@@ -74,6 +74,8 @@ export interface ScriptedJournal {
   append(records: JournalRecord[]): void;
   /** The ConfigMap stream's watch expires at 60 s: a GAP after its last good RV, 50. */
   loseWatch(): void;
+  /** The ConfigMap stream relists at 70 s: only "late" (RV 69) is listed, so "new" vanished. */
+  relistConfigMaps(): void;
 }
 
 /** Registers beforeEach/afterEach that give every test its own scripted journal. */
@@ -92,6 +94,17 @@ export function useScriptedJournal(): ScriptedJournal {
           detectedAt: at(60),
         }),
       ]);
+    },
+    relistConfigMaps() {
+      h.append(
+        baselineRecords({
+          stream: cms,
+          listResourceVersion: "70",
+          listedAt: at(70),
+          objects: [cm("late", 69, {})],
+          kind: "ConfigMap",
+        }),
+      );
     },
   } as ScriptedJournal;
   beforeEach(() => {

@@ -1,14 +1,11 @@
-import type { RecordType } from "../../event";
-import { decodeRow } from "../store/rows";
-import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "../store/schema";
+import { decodeRow, typeCode } from "../store/rows";
+import { BUCKETS_CTE, OBJECT_BUCKET } from "../store/schema";
 import type { RecordRow, Store } from "../store/store";
 import { JournalError, type EventPage, type EventQuery } from "../types";
 import { fromRaw, HEX_COLS as COLS, type RawRow } from "./columns";
 
 const DEFAULT_LIMIT = 500;
 const MAX_LIMIT = 5000;
-
-const code = (t: RecordType): number => TYPE_CODES.indexOf(t);
 
 /** Encodes a position as an opaque cursor. */
 export function encodeCursor(seq: number): string {
@@ -113,7 +110,7 @@ export function queryEvents(store: Store, q: EventQuery): EventPage {
   if (q.since) add(rf, "r.observed_at >= ?", ms(q.since, "since"));
   if (q.until) add(rf, "r.observed_at <= ?", ms(q.until, "until"));
   if (q.types && q.types.length > 0)
-    add(rf, `r.type IN (${q.types.map(() => "?").join(",")})`, ...q.types.map(code));
+    add(rf, `r.type IN (${q.types.map(() => "?").join(",")})`, ...q.types.map(typeCode));
 
   let rows: RecordRow[];
   const of = q.kind || q.namespace !== undefined || q.name ? objectFilter(q) : null;

@@ -1,12 +1,10 @@
 import type { JournalRecord, RecordType } from "../../event";
-import { decodeRow } from "../store/rows";
-import { BUCKETS_CTE, OBJECT_BUCKET, TYPE_CODES } from "../store/schema";
+import { decodeRow, typeCode } from "../store/rows";
+import { BUCKETS_CTE, OBJECT_BUCKET } from "../store/schema";
 import type { RecordRow, Store } from "../store/store";
 import type { ObjectSelector } from "../types";
 import { fromRaw, HEX_COLS as COLS, type RawRow } from "./columns";
 import { sharedVersion } from "./shared-versions";
-
-const code = (t: RecordType): number => TYPE_CODES.indexOf(t);
 
 /** Object identity ids matching a selector (all groups when the group is left out). */
 export function objectIds(store: Store, sel: ObjectSelector): number[] {
@@ -53,7 +51,7 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
 /** Control records (baseline markers, gaps, snapshots, ...) of a type, optionally for one stream. */
 export function controlRecords(store: Store, type: RecordType, streamId?: string): JournalRecord[] {
   store.registry.refreshStreams();
-  const args: unknown[] = [code(type)];
+  const args: unknown[] = [typeCode(type)];
   let extra = "";
   if (streamId) {
     const s = store.registry.streamsById.get(streamId);

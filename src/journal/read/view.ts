@@ -71,9 +71,14 @@ export class SqliteView implements JournalView {
     };
   }
 
-  /** Throws once closed; drops row-derived caches when the file changed since the last read. */
-  protected live(): void {
+  /** Throws once closed. */
+  protected open(): void {
     if (this.closed) throw new JournalError(`journal ${this.path} is closed`, "CLOSED");
+  }
+
+  /** For a read: throws once closed; drops row-derived caches when the file changed since the last read. */
+  protected live(): void {
+    this.open();
     const v = (this.stmt.dataVersion.get() as number) + this.localWrites;
     if (v === this.seen) return;
     this.seen = v;
