@@ -1,5 +1,5 @@
 import { Capability, a } from "pepr";
-import { decideReplayWrite, noPlans, PLAN_LABEL } from "../src/replay/gate";
+import { decideReplayWrite, noPlans, PLAN_LABEL } from "../src/replay";
 
 export const ReplayGate = new Capability({
   name: "replay-gate",

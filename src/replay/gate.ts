@@ -1,7 +1,5 @@
 import { z } from "zod";
-
-export const PLAN_LABEL = "krply.dev/plan";
-export const FIELD_MANAGER_PREFIX = "krply-plan-";
+import { FIELD_MANAGER_PREFIX, PLAN_LABEL } from "./replay-plan-cr";
 
 /** What the gate needs to know about one admission request. */
 export const GateRequestSchema = z.object({
