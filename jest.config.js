@@ -16,6 +16,11 @@ const esmPackages = [
   "yaml",
 ];
 
+// The journal opens idle journals by SQLite URI (immutable=1). better-sqlite3 reads this variable when
+// its addon loads, from the real environment, which Jest's sandboxed process.env does not reach; set
+// here, every worker inherits it.
+process.env.SQLITE_USE_URI = "1";
+
 const base = {
   testEnvironment: "node",
   transform: {

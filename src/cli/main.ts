@@ -1,22 +1,33 @@
-import type { Command } from "commander";
+import { CommanderError, type Command } from "commander";
+import { registerBackup } from "./commands/backup";
 import { registerCoverage, registerStatus } from "./commands/coverage";
 import { registerDiff } from "./commands/diff";
+import { registerExport } from "./commands/export";
+import { registerFsck } from "./commands/fsck";
 import { registerReconstruct } from "./commands/reconstruct";
 import { registerRecord } from "./commands/record";
 import { registerSearch } from "./commands/search";
 import { registerSnapshot } from "./commands/snapshot";
 import { registerTimeline } from "./commands/timeline";
-import { rootProgram } from "./program";
+import { EXIT, explain } from "./errors";
+import { globalOptions, rootProgram } from "./program";
 
-/** Each feature contributes its commands here, so `krply --help` lists everything that exists. */
+/**
+ * Each feature contributes its commands here, so `krply --help` lists everything that exists. A
+ * register function only declares its command; whatever is heavy (the kube client, the recorder)
+ * is imported inside the action, so a command that reads a journal never loads it.
+ */
 const registrations: ((program: Command) => void)[] = [
   registerTimeline,
   registerReconstruct,
   registerDiff,
   registerSnapshot,
   registerSearch,
+  registerExport,
   registerCoverage,
   registerStatus,
+  registerFsck,
+  registerBackup,
   registerRecord,
 ];
 
@@ -27,16 +38,35 @@ export function buildCli(): Command {
   return program;
 }
 
-/** Runs the CLI and maps failures to a clear message and a non-zero exit code. */
+/** The journal a failure is about, for its message: none when a server answered. */
+function journalOf(program: Command): string | undefined {
+  const o = globalOptions(program);
+  return o.server ? undefined : o.store;
+}
+
+/**
+ * Runs the CLI. Every failure becomes one line on stderr and an exit code (see EXIT); commander has
+ * already printed its own usage errors, and help exits 0.
+ */
 export async function runCli(argv: string[]): Promise<void> {
+  let program: Command | undefined;
   try {
-    await buildCli().parseAsync(argv);
+    program = buildCli();
+    // Subcommands copy the exit override only when created after it, so set it on each.
+    const override = (c: Command): void => {
+      c.exitOverride();
+      c.commands.forEach(override);
+    };
+    override(program);
+    await program.parseAsync(argv);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const cause =
-      err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
-    process.stderr.write(`krply: ${message}${cause}\n`);
-    process.exitCode = 1;
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+      return;
+    }
+    const e = explain(err, program ? journalOf(program) : undefined);
+    process.stderr.write(`krply: ${e.message}\n`);
+    process.exitCode = e.exitCode;
   }
 }
 

@@ -6,7 +6,11 @@ import type { GlobalOptions } from "./program";
 export type Printable<T> = Pick<Answer<T>, "data" | "warnings"> &
   Partial<Pick<Answer<T>, "coverage">>;
 
-/** Prints an answer in the chosen format; warnings go next to it, never dropped. */
+/**
+ * Prints an answer in the chosen format; warnings go next to it, never dropped. ndjson prints each
+ * element of a list on its own line (a single value as one line), then one line with the coverage
+ * and warnings.
+ */
 export function printAnswer<T>(
   opts: Pick<GlobalOptions, "output">,
   answer: Printable<T>,
@@ -21,6 +25,13 @@ export function printAnswer<T>(
     out.write(stringify(answer));
     return;
   }
+  if (opts.output === "ndjson") {
+    const items: unknown[] = Array.isArray(answer.data) ? answer.data : [answer.data];
+    for (const item of items) out.write(`${JSON.stringify(item)}\n`);
+    const { data: _data, ...rest } = answer;
+    out.write(`${JSON.stringify(rest)}\n`);
+    return;
+  }
   const text = renderText(answer.data);
   out.write(text.endsWith("\n") ? text : `${text}\n`);
   for (const w of answer.warnings) out.write(`WARNING: ${w}\n`);
@@ -32,4 +43,34 @@ export function table(headers: string[], rows: string[][]): string {
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
   return [line(headers), ...rows.map(line)].join("\n");
+}
+
+/** A progress line for long operations; it draws only on a terminal, so pipes and logs stay clean. */
+export interface Progress {
+  tick(done: number, total?: number): void;
+  done(): void;
+}
+
+/** Redraws `label done/total` on stderr at most every 100 ms while stderr is a TTY. */
+export function progress(
+  label: string,
+  err: NodeJS.WriteStream = process.stderr,
+  now: () => number = Date.now,
+): Progress {
+  const tty = err.isTTY === true;
+  let last = 0;
+  let drawn = false;
+  return {
+    tick(done, total) {
+      if (!tty) return;
+      const t = now();
+      if (t - last < 100) return;
+      last = t;
+      drawn = true;
+      err.write(`\r\x1b[K${label} ${done}${total !== undefined ? `/${total}` : ""}`);
+    },
+    done() {
+      if (drawn) err.write("\r\x1b[K");
+    },
+  };
 }

@@ -1,10 +1,16 @@
 import { Command, Option } from "commander";
 import { loadConfig, type Env } from "../config";
 
+/** Output formats: an aligned table for people (text is its old name), the rest for programs. */
+export const OUTPUTS = ["table", "text", "json", "yaml", "ndjson"] as const;
+
 /** Options every krply command understands. */
 export interface GlobalOptions {
-  output: "text" | "json" | "yaml";
+  output: (typeof OUTPUTS)[number];
   store: string;
+  /** The query sidecar to ask instead of a local journal. */
+  server?: string;
+  token?: string;
 }
 
 /**
@@ -17,12 +23,28 @@ export function rootProgram(env: Env = process.env): Command {
   return new Command("krply")
     .description("gap-aware history of Kubernetes objects, with safe replay")
     .addOption(
-      new Option("-o, --output <format>", "output format")
-        .choices(["text", "json", "yaml"])
-        .default("text"),
+      new Option("-o, --output <format>", "output format").choices(OUTPUTS).default("table"),
     )
     .option("--store <path>", "journal file (SQLite); $KRPLY_JOURNAL when set", config.journalPath)
-    .showHelpAfterError();
+    .option("--server <url>", "ask the krply query sidecar at this URL instead of --store")
+    .option(
+      "--token <token>",
+      "bearer token for --server (default: the current context of $KUBECONFIG or ~/.kube/config)",
+    )
+    .showHelpAfterError()
+    .addHelpText(
+      "after",
+      `
+Examples:
+  krply timeline deploy/web -n shop                 every change of a Deployment
+  krply reconstruct cm/app -n shop --at 2h          a ConfigMap as it was two hours ago
+  krply --server http://localhost:8080 status       ask the sidecar (kubectl port-forward) instead
+  kubectl krply coverage                            the same, as a kubectl plugin
+
+Exit codes: 0 ok, 1 unexpected failure, 2 bad usage or input, 3 not found, 4 journal damaged (run
+krply fsck), 5 journal unavailable (busy, read-only, I/O), 6 server unreachable or failing,
+7 token rejected or not allowed.`,
+    );
 }
 
 /** Reads the root options from any subcommand. */

@@ -2,3 +2,4 @@
 export { openJournal, openJournalView } from "./journal";
 export * from "./types";
 export { overlaps as gapOverlaps } from "./read/gaps";
+export { backupJournal, type BackupOptions, type BackupResult } from "./maintain/backup";

@@ -269,6 +269,7 @@ class SqliteJournal extends SqliteView implements Journal {
 export function openJournal(path: string, options: JournalOptions = {}): Journal {
   const db = connect(path, {
     readonly: false,
+    create: options.create,
     busyTimeoutMs: options.busyTimeoutMs,
     nativeBinding: options.nativeBinding,
     sync: options.sync,
@@ -296,6 +297,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
 export function openJournalView(path: string, options: JournalViewOptions = {}): JournalView {
   const db = connect(path, {
     readonly: true,
+    idleSnapshot: options.idleSnapshot,
     busyTimeoutMs: options.busyTimeoutMs,
     nativeBinding: options.nativeBinding,
   });

@@ -21,12 +21,20 @@ export type OpenCheck = "none" | "quick" | "full";
 /** Options of the read-only view. */
 export interface JournalViewOptions {
   busyTimeoutMs?: number;
+  /**
+   * For a short read (the CLI): when nobody has the journal open (no -wal file), read it as an
+   * immutable file, so nothing is created beside it and a read-only directory works. A writer that
+   * starts meanwhile is not seen. Long-lived views (the sidecar) leave this off.
+   */
+  idleSnapshot?: boolean;
   /** Native addon path for bundled builds (D3); defaults to the installed better-sqlite3. */
   nativeBinding?: string;
 }
 
 export interface JournalOptions {
   sync?: SyncMode;
+  /** false: fail with NOT_FOUND instead of creating a missing journal (default true). */
+  create?: boolean;
   /** "quick": SQLite's quick_check and the schema version; "full": fsck of every chain and checkpoint. */
   check?: OpenCheck;
   busyTimeoutMs?: number;
@@ -294,6 +302,7 @@ export class JournalError extends Error {
       | "CORRUPT"
       | "READONLY"
       | "INVALID"
+      | "NOT_FOUND"
       | "CLOSED",
     options?: { cause?: unknown },
   ) {

@@ -1,56 +1,41 @@
 import type { Command } from "commander";
-import { z } from "zod";
-import { openJournal, openJournalView, type Journal, type JournalView } from "../../journal";
+import type { Backend } from "../backend/backend";
+import { LocalBackend } from "../backend/local";
+import { usage } from "../errors";
 import { globalOptions, type GlobalOptions } from "../program";
 
-const RelativeSchema = z.string().regex(/^(\d+)(s|m|h|d)$/);
+const RELATIVE = /^(\d+)(s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 };
+// The range an ECMAScript Date can hold: 100,000,000 days either side of 1970.
+const MAX_DATE_MS = 8.64e15;
 
 /** Parses a time flag: ISO 8601, `now`, or an age like `90s`, `15m`, `2h`, `7d` (ago). */
 export function parseTimeFlag(text: string, flag: string, now = Date.now()): string {
-  const t = z.string().trim().min(1, `${flag} is empty`).parse(text);
-  if (t === "now") return new Date(now).toISOString();
-  const rel = RelativeSchema.safeParse(t);
-  if (rel.success) {
-    const m = /^(\d+)(s|m|h|d)$/.exec(t)!;
-    return new Date(now - Number(m[1]) * UNIT_MS[m[2]]).toISOString();
+  const t = text.trim();
+  const hint = `use ISO 8601 (2026-01-31T12:00:00Z), "now", or an age like 15m, 2h, 7d`;
+  if (t === "") throw usage(`${flag} is empty: ${hint}`);
+  let ms: number;
+  if (t === "now") ms = now;
+  else {
+    const rel = RELATIVE.exec(t);
+    ms = rel ? now - Number(rel[1]) * UNIT_MS[rel[2]] : Date.parse(t);
   }
-  const ms = Date.parse(t);
-  if (Number.isNaN(ms)) {
-    throw new Error(
-      `${flag} "${text}" is not a time: use ISO 8601, "now", or an age like 15m, 2h, 7d`,
-    );
-  }
+  if (Number.isNaN(ms)) throw usage(`${flag} "${text}" is not a time: ${hint}`);
+  if (Math.abs(ms) > MAX_DATE_MS) throw usage(`${flag} "${text}" is out of range: ${hint}`);
   return new Date(ms).toISOString();
 }
 
-const RefSchema = z
-  .string()
-  .regex(/^[A-Za-z][\w.-]*\/[^/\s]+$/, "expected <kind>/<name>, e.g. deployment/web");
+const REF = /^([A-Za-z][\w.-]*)\/([^/\s]+)$/;
 
-/** Splits `kind/name` (zod-checked). */
+/** Splits `kind/name`; anything else names the argument and shows the form. */
 export function parseRef(text: string): { kind: string; name: string } {
-  const ref = RefSchema.parse(text);
-  const i = ref.indexOf("/");
-  return { kind: ref.slice(0, i), name: ref.slice(i + 1) };
-}
-
-/** Opens the journal named by --store for reading. */
-export function openStoreView(opts: GlobalOptions): JournalView {
-  try {
-    return openJournalView(opts.store);
-  } catch (err) {
-    throw new Error(`cannot open journal ${opts.store}`, { cause: err });
+  const m = REF.exec(text.trim());
+  if (!m) {
+    throw usage(
+      `"${text}" is not <kind>/<name>: name the kind too, e.g. configmap/${text.includes("/") ? "app" : text || "app"} or deploy/web`,
+    );
   }
-}
-
-/** Opens the journal named by --store as its writer (it takes one writer at a time). */
-export function openStoreWriter(opts: GlobalOptions): Journal {
-  try {
-    return openJournal(opts.store);
-  } catch (err) {
-    throw new Error(`cannot open journal ${opts.store} for writing`, { cause: err });
-  }
+  return { kind: m[1], name: m[2] };
 }
 
 /** Global options plus the shared --cluster flag of a subcommand. */
@@ -58,23 +43,28 @@ export function optionsOf(cmd: Command): GlobalOptions & { cluster?: string } {
   return { ...globalOptions(cmd), ...(cmd.opts() as { cluster?: string }) };
 }
 
-/** Runs a body with a read-only view of the journal and always closes it. */
-export function withView<T>(opts: GlobalOptions, body: (v: JournalView) => T): T {
-  const v = openStoreView(opts);
-  try {
-    return body(v);
-  } finally {
-    v.close();
+/**
+ * The backend the global options name: the sidecar for --server (its HTTP client loads only then),
+ * otherwise the local journal of --store.
+ */
+export async function backendOf(opts: GlobalOptions): Promise<Backend> {
+  if (opts.server) {
+    const { RemoteBackend } = await import("../backend/remote");
+    return RemoteBackend.connect(opts.server, { token: opts.token });
   }
+  return new LocalBackend(opts.store);
 }
 
-/** Runs a body with the journal's writer and always closes it. */
-export function withWriter<T>(opts: GlobalOptions, body: (j: Journal) => T): T {
-  const j = openStoreWriter(opts);
+/** Runs a body with the backend of the options and always closes it. */
+export async function withBackend<T>(
+  opts: GlobalOptions,
+  body: (b: Backend) => Promise<T>,
+): Promise<T> {
+  const b = await backendOf(opts);
   try {
-    return body(j);
+    return await body(b);
   } finally {
-    j.close();
+    await b.close();
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { diff, resolveCluster, type DiffResult } from "../../materialize";
+import type { DiffResult } from "../../materialize";
 import { printAnswer } from "../output";
-import { optionsOf, parseTimeFlag, withView } from "./common";
+import { examples } from "./examples";
+import { optionsOf, parseTimeFlag, withBackend } from "./common";
 
 const show = (v: unknown): string => (v === undefined ? "(absent)" : JSON.stringify(v));
 
@@ -37,22 +38,34 @@ export function registerDiff(program: Command): void {
     .option("--until <time>", "later time (default now)", "now")
     .option("--status", "include status changes", false)
     .option("--cluster <id>", "cluster id (default: the only one in the journal)")
+    .addHelpText(
+      "after",
+      examples([
+        ["krply diff -n shop --since 2h", "what changed in namespace shop in the last two hours"],
+        [
+          "krply diff --since 2026-01-31T08:00:00Z --until 2026-01-31T09:00:00Z",
+          "one hour, all namespaces",
+        ],
+      ]),
+    )
     .action(
-      (
+      async (
         flags: { namespace?: string; since: string; until: string; status: boolean },
         cmd: Command,
       ) => {
         const opts = optionsOf(cmd);
         const since = parseTimeFlag(flags.since, "--since");
         const until = parseTimeFlag(flags.until, "--until");
-        withView(opts, v => {
-          const cluster = resolveCluster(v, opts.cluster);
-          const d = diff(v, cluster, since, until, {
+        const d = await withBackend(opts, b =>
+          b.diff({
+            cluster: opts.cluster,
             namespace: flags.namespace,
+            since,
+            until,
             includeStatus: flags.status,
-          });
-          printAnswer(opts, d, render);
-        });
+          }),
+        );
+        printAnswer(opts, d, render);
       },
     );
 }

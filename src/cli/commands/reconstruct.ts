@@ -1,8 +1,10 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
-import { objectAt, resolveCluster, resolveKind, type At } from "../../materialize";
+import type { At } from "../../materialize";
+import { usage } from "../errors";
 import { printAnswer } from "../output";
-import { optionsOf, parseRef, parseTimeFlag, withView } from "./common";
+import { examples } from "./examples";
+import { optionsOf, parseRef, parseTimeFlag, withBackend } from "./common";
 
 interface Flags {
   namespace: string;
@@ -23,32 +25,41 @@ export function registerReconstruct(program: Command): void {
     .option("--stream <id>", "stream id for --rv, when the object was recorded on several")
     .option("--group <group>", "API group, when the kind exists in several")
     .option("--cluster <id>", "cluster id (default: the only one in the journal)")
-    .action((refText: string, flags: Flags, cmd: Command) => {
+    .addHelpText(
+      "after",
+      examples([
+        ["krply reconstruct deploy/web -n shop --at 2h", "the Deployment as it was 2 hours ago"],
+        ["krply reconstruct cm/app -n shop --rv 12345", "the ConfigMap at a resourceVersion"],
+        ["krply reconstruct ns/shop --at now -o json", "a cluster-scoped object, as JSON"],
+      ]),
+    )
+    .action(async (refText: string, flags: Flags, cmd: Command) => {
       const opts = optionsOf(cmd);
       const ref = parseRef(refText);
       if ((flags.at === undefined) === (flags.rv === undefined)) {
-        throw new Error("pass exactly one of --at or --rv");
+        throw usage("pass exactly one of --at or --rv");
       }
+      if (flags.rv !== undefined && flags.rv.trim() === "") throw usage("--rv is empty");
       const at: At =
         flags.rv !== undefined
           ? { resourceVersion: flags.rv, ...(flags.stream ? { streamId: flags.stream } : {}) }
           : { time: parseTimeFlag(flags.at!, "--at") };
-      withView(opts, v => {
-        const cluster = resolveCluster(v, opts.cluster);
-        const kind = resolveKind(v, cluster, ref.kind);
-        const ans = objectAt(
-          v,
-          cluster,
-          { kind, namespace: flags.namespace, name: ref.name, group: flags.group },
+      const ans = await withBackend(opts, b =>
+        b.objectAt({
+          cluster: opts.cluster,
+          kind: ref.kind,
+          namespace: flags.namespace,
+          name: ref.name,
+          group: flags.group,
           at,
-        );
-        const inGap = ans.coverage.gaps.length > 0;
-        printAnswer(opts, ans, a => {
-          if (!a.object) return `# ${kind} ${ref.name} did not exist at that point (see warnings)`;
-          const p = a.object.provenance;
-          const head = `# ${p.recordType} ${p.watchType ?? ""} rv=${p.resourceVersion} observedAt=${p.observedAt} stream=${p.streamId}${inGap ? " (inside a gap)" : ""}`;
-          return `${head}\n${stringify(a.object.object)}`;
-        });
+        }),
+      );
+      const inGap = ans.coverage.gaps.length > 0;
+      printAnswer(opts, ans, a => {
+        if (!a.object) return `# ${a.kind} ${ref.name} did not exist at that point (see warnings)`;
+        const p = a.object.provenance;
+        const head = `# ${p.recordType} ${p.watchType ?? ""} rv=${p.resourceVersion} observedAt=${p.observedAt} stream=${p.streamId}${inGap ? " (inside a gap)" : ""}`;
+        return `${head}\n${stringify(a.object.object)}`;
       });
     });
 }

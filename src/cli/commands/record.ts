@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { DefaultResources } from "../../kube/discovery";
 import type { StreamStatus } from "../../watch/types";
-import { Recorder } from "../../watch/recorder";
 import { globalOptions } from "../program";
 import { table } from "../output";
 
@@ -70,6 +69,8 @@ interface RecordFlags {
 }
 
 async function runRecord(opts: RecordFlags, store: string): Promise<void> {
+  // The recorder brings the kube client; only this command loads it, so readers start fast.
+  const { Recorder } = await import("../../watch/recorder");
   const recorder = new Recorder({
     journalPath: store,
     kubeconfig: opts.kubeconfig,

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { resolveCluster, resolveKind, search, type SearchHit } from "../../materialize";
+import type { SearchHit } from "../../materialize";
 import { printAnswer, table } from "../output";
-import { optionsOf, withView } from "./common";
+import { examples } from "./examples";
+import { optionsOf, withBackend } from "./common";
 
 function rows(hits: SearchHit[]): string[][] {
   return hits.flatMap(h =>
@@ -26,22 +27,27 @@ export function registerSearch(program: Command): void {
     .option("--kind <kind>", "only this kind")
     .option("-l, --selector <labels>", "label selector: a=b,c!=d,e,!f")
     .option("--cluster <id>", "only this cluster (default: all)")
-    .action((name: string, flags: { kind?: string; selector?: string }, cmd: Command) => {
+    .addHelpText(
+      "after",
+      examples([
+        ["krply search web", "every object whose name starts with web"],
+        ["krply search web --kind deploy -l app=web", "only Deployments labelled app=web"],
+      ]),
+    )
+    .action(async (name: string, flags: { kind?: string; selector?: string }, cmd: Command) => {
       const opts = optionsOf(cmd);
-      withView(opts, v => {
-        let kind: string | undefined;
-        if (flags.kind) kind = resolveKind(v, resolveCluster(v, opts.cluster), flags.kind);
-        const r = search(v, {
-          clusterId: opts.cluster,
-          kind,
+      const r = await withBackend(opts, b =>
+        b.search({
+          cluster: opts.cluster,
+          kind: flags.kind,
           namePrefix: name,
-          labelSelector: flags.selector,
-        });
-        printAnswer(opts, r, hits =>
-          hits.length === 0
-            ? `nothing named ${name}* was ever recorded`
-            : table(["KIND", "NAMESPACE", "NAME", "FROM", "TO", "NOTE"], rows(hits)),
-        );
-      });
+          selector: flags.selector,
+        }),
+      );
+      printAnswer(opts, r, hits =>
+        hits.length === 0
+          ? `nothing named ${name}* was ever recorded`
+          : table(["KIND", "NAMESPACE", "NAME", "FROM", "TO", "NOTE"], rows(hits)),
+      );
     });
 }

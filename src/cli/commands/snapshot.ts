@@ -1,14 +1,8 @@
 import type { Command } from "commander";
-import type { JournalView } from "../../journal";
-import {
-  recordSnapshot,
-  resolveCluster,
-  snapshot,
-  storedSnapshots,
-  type Snapshot,
-} from "../../materialize";
+import type { Snapshot } from "../../materialize";
 import { printAnswer, table } from "../output";
-import { optionsOf, parseTimeFlag, shortStream, withView, withWriter } from "./common";
+import { examples } from "./examples";
+import { optionsOf, parseTimeFlag, shortStream, withBackend } from "./common";
 
 function render(s: Snapshot): string {
   const head = `snapshot ${s.name} at ${s.at}: ${s.complete ? "COMPLETE" : "INCOMPLETE"}, ${s.objectCount} objects${s.id ? ` (id ${s.id})` : ""}`;
@@ -35,22 +29,30 @@ export function registerSnapshot(program: Command): void {
       "do not write the SNAPSHOT record (use this while a recorder writes the journal: it takes one writer)",
     )
     .option("--cluster <id>", "cluster id (default: the only one in the journal)")
+    .addHelpText(
+      "after",
+      examples([
+        ["krply snapshot --name before-upgrade", "record a snapshot of now"],
+        ["krply snapshot --at 2h --no-record --objects -o yaml", "every object 2 hours ago"],
+        ["krply snapshot list", "stored snapshots"],
+      ]),
+    )
     .action(
-      (flags: { at: string; name?: string; objects: boolean; record: boolean }, c: Command) => {
+      async (
+        flags: { at: string; name?: string; objects: boolean; record: boolean },
+        c: Command,
+      ) => {
         const opts = optionsOf(c);
         const at = parseTimeFlag(flags.at, "--at");
-        const take = (v: JournalView) => {
-          const cluster = resolveCluster(v, opts.cluster);
-          return snapshot(v, cluster, at, flags.name ?? `manual-${at}`, {
-            withoutObjects: !flags.objects,
-          });
-        };
-        const ans = flags.record
-          ? withWriter(opts, j => {
-              const taken = take(j);
-              return { ...taken, data: recordSnapshot(j, taken.data) };
-            })
-          : withView(opts, take);
+        const ans = await withBackend(opts, b =>
+          b.snapshot({
+            cluster: opts.cluster,
+            at,
+            name: flags.name,
+            objects: flags.objects,
+            record: flags.record,
+          }),
+        );
         printAnswer(opts, ans, render);
       },
     );
@@ -58,24 +60,24 @@ export function registerSnapshot(program: Command): void {
     .command("list")
     .description("stored snapshots, oldest first")
     .option("--cluster <id>", "only this cluster")
-    .action((_flags: unknown, c: Command) => {
+    .addHelpText("after", examples([["krply snapshot list -o json", "stored snapshots as JSON"]]))
+    .action(async (_flags: unknown, c: Command) => {
       const opts = optionsOf(c);
-      withView(opts, v => {
-        printAnswer(opts, storedSnapshots(v, opts.cluster), l =>
-          l.length === 0
-            ? "no snapshots"
-            : table(
-                ["ID", "NAME", "AT", "TAKEN", "COMPLETE", "OBJECTS"],
-                l.map(s => [
-                  s.id.slice(0, 12),
-                  s.name,
-                  s.at,
-                  s.takenAt,
-                  s.complete ? "yes" : "NO",
-                  String(s.objectCount),
-                ]),
-              ),
-        );
-      });
+      const ans = await withBackend(opts, b => b.snapshots(opts.cluster));
+      printAnswer(opts, ans, l =>
+        l.length === 0
+          ? "no snapshots"
+          : table(
+              ["ID", "NAME", "AT", "TAKEN", "COMPLETE", "OBJECTS"],
+              l.map(s => [
+                s.id.slice(0, 12),
+                s.name,
+                s.at,
+                s.takenAt,
+                s.complete ? "yes" : "NO",
+                String(s.objectCount),
+              ]),
+            ),
+      );
     });
 }

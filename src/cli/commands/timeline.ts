@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { resolveCluster, resolveKind, timeline, type TimelineEntry } from "../../materialize";
+import type { TimelineEntry } from "../../materialize";
 import { printAnswer, table } from "../output";
-import { optionsOf, parseRef, shortStream, withView } from "./common";
+import { examples } from "./examples";
+import { optionsOf, parseRef, shortStream, withBackend } from "./common";
 
 function summary(e: TimelineEntry): string {
   if (e.kind === "gap") return `GAP ${e.note ?? ""}`;
@@ -19,39 +20,45 @@ export function registerTimeline(program: Command): void {
     .option("--group <group>", "API group, when the kind exists in several")
     .option("--status", "include status changes", false)
     .option("--cluster <id>", "cluster id (default: the only one in the journal)")
+    .addHelpText(
+      "after",
+      examples([
+        ["krply timeline deploy/web -n shop", "every change of Deployment shop/web"],
+        ["kubectl krply timeline deploy/web -n shop", "the same, as a kubectl plugin"],
+        ["krply timeline ns/shop --status -o yaml", "a namespace, status changes included"],
+      ]),
+    )
     .action(
-      (
+      async (
         refText: string,
         flags: { namespace: string; group?: string; status: boolean },
         cmd: Command,
       ) => {
         const opts = optionsOf(cmd);
         const ref = parseRef(refText);
-        withView(opts, v => {
-          const cluster = resolveCluster(v, opts.cluster);
-          const kind = resolveKind(v, cluster, ref.kind);
-          const t = timeline(
-            v,
-            cluster,
-            { kind, namespace: flags.namespace, name: ref.name, group: flags.group },
-            { includeStatus: flags.status },
-          );
-          printAnswer(opts, t, entries =>
-            table(
-              ["OBSERVED", "RV", "TYPE", "STREAM", "MANAGER", "CHANGE"],
-              entries.map(e => [
-                e.observedAt,
-                e.resourceVersion ?? "-",
-                e.kind === "gap"
-                  ? "GAP"
-                  : `${e.watchType ?? e.recordType}${e.synthetic ? "*" : ""}`,
-                shortStream(e.streamId),
-                e.manager ?? "-",
-                summary(e),
-              ]),
-            ),
-          );
-        });
+        const t = await withBackend(opts, b =>
+          b.timeline({
+            cluster: opts.cluster,
+            kind: ref.kind,
+            namespace: flags.namespace,
+            name: ref.name,
+            group: flags.group,
+            includeStatus: flags.status,
+          }),
+        );
+        printAnswer(opts, t, entries =>
+          table(
+            ["OBSERVED", "RV", "TYPE", "STREAM", "MANAGER", "CHANGE"],
+            entries.map(e => [
+              e.observedAt,
+              e.resourceVersion ?? "-",
+              e.kind === "gap" ? "GAP" : `${e.watchType ?? e.recordType}${e.synthetic ? "*" : ""}`,
+              shortStream(e.streamId),
+              e.manager ?? "-",
+              summary(e),
+            ]),
+          ),
+        );
       },
     );
 }

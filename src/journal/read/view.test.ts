@@ -98,7 +98,7 @@ describe("openJournalView", () => {
 
   it("refuses a missing file, a newer schema and an unmigrated older one, with typed errors", () => {
     expect(() => openJournalView(`${tmp.path}-missing`)).toThrow(
-      expect.objectContaining({ code: "INVALID" }),
+      expect.objectContaining({ code: "NOT_FOUND" }),
     );
     view.close();
     writer.close();

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import { toJournalError } from "../errors";
 import { JournalError } from "../types";
@@ -16,9 +17,34 @@ export const CONNECTION_DEFAULTS = {
 
 export interface ConnectionOptions {
   readonly: boolean;
+  /** Writer only: false refuses to create a missing file. */
+  create?: boolean;
+  /** Reader only: read an idle journal (no -wal file) as an immutable file; see JournalViewOptions. */
+  idleSnapshot?: boolean;
   busyTimeoutMs?: number;
   nativeBinding?: string;
   sync?: "FULL" | "NORMAL";
+}
+
+// better-sqlite3 reads SQLITE_USE_URI once, when its addon loads, which happens at the first open.
+process.env.SQLITE_USE_URI ??= "1";
+
+/** A path as an SQLite URI that opens the file immutable (no locks, no -wal/-shm). */
+function immutableUri(path: string): string {
+  const abs = resolve(path).replace(/[%?#]/g, c => `%${c.charCodeAt(0).toString(16)}`);
+  return `file:${abs}?immutable=1`;
+}
+
+function openFile(path: string, dbOpts: Database.Options, immutable: boolean): Database.Database {
+  if (immutable) {
+    try {
+      return new Database(immutableUri(path), dbOpts);
+    } catch {
+      // The addon was loaded before SQLITE_USE_URI was set (another module opened SQLite first), so
+      // the URI reads as a file name; a plain read-only open still answers, it just needs -shm.
+    }
+  }
+  return new Database(path, dbOpts);
 }
 
 /**
@@ -26,13 +52,17 @@ export interface ConnectionOptions {
  * checks (a newer schema fails with SCHEMA_NEWER, an older one with READONLY).
  */
 export function connect(path: string, opts: ConnectionOptions): Database.Database {
-  if (opts.readonly && !existsSync(path))
-    throw new JournalError(`journal ${path} does not exist`, "INVALID");
-  const dbOpts: Database.Options = { readonly: opts.readonly, fileMustExist: opts.readonly };
+  const mustExist = opts.readonly || opts.create === false;
+  if (mustExist && !existsSync(path))
+    throw new JournalError(`journal ${path} does not exist`, "NOT_FOUND");
+  const dbOpts: Database.Options = { readonly: opts.readonly, fileMustExist: mustExist };
   if (opts.nativeBinding) dbOpts.nativeBinding = opts.nativeBinding;
+  // Without a -wal file nobody has the journal open; an immutable read then takes no locks and
+  // creates no -wal/-shm, which is what lets a reader work in a read-only directory.
+  const immutable = opts.readonly && opts.idleSnapshot === true && !existsSync(`${path}-wal`);
   let db: Database.Database;
   try {
-    db = new Database(path, dbOpts);
+    db = openFile(path, dbOpts, immutable);
   } catch (err) {
     throw toJournalError(err, `open ${path}`);
   }

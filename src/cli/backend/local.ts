@@ -1,0 +1,140 @@
+import type { JournalRecord } from "../../event";
+import { openJournal, openJournalView, type Journal, type JournalView } from "../../journal";
+import {
+  diff,
+  journalStatus,
+  objectAt,
+  recordSnapshot,
+  resolveCluster,
+  resolveKind,
+  search,
+  snapshot,
+  storedSnapshots,
+  streamReports,
+  timeline,
+} from "../../materialize";
+import type { Backend, ExportQuery } from "./backend";
+
+const EXPORT_PAGE = 1000;
+
+/**
+ * Answers from a journal file: a read-only view for reads (it never creates or changes the file),
+ * and the writer only for a recorded snapshot. The view opens on the first question.
+ */
+export class LocalBackend implements Backend {
+  private view: JournalView | null = null;
+
+  constructor(readonly where: string) {}
+
+  private v(): JournalView {
+    // The CLI reads once and exits, so a journal nobody has open is read as an immutable file:
+    // nothing (no -wal or -shm) is created beside it, and a read-only directory works.
+    this.view ??= openJournalView(this.where, { idleSnapshot: true });
+    return this.view;
+  }
+
+  private withWriter<T>(body: (j: Journal) => T): T {
+    const j = openJournal(this.where, { create: false });
+    try {
+      return body(j);
+    } finally {
+      j.close();
+    }
+  }
+
+  async status(cluster?: string) {
+    return journalStatus(this.v(), cluster);
+  }
+
+  async coverage(cluster?: string) {
+    return streamReports(this.v(), cluster);
+  }
+
+  async timeline(q: Parameters<Backend["timeline"]>[0]) {
+    const v = this.v();
+    const cluster = resolveCluster(v, q.cluster);
+    const kind = resolveKind(v, cluster, q.kind);
+    return timeline(
+      v,
+      cluster,
+      { kind, namespace: q.namespace, name: q.name, group: q.group },
+      { includeStatus: q.includeStatus },
+    );
+  }
+
+  async objectAt(q: Parameters<Backend["objectAt"]>[0]) {
+    const v = this.v();
+    const cluster = resolveCluster(v, q.cluster);
+    const kind = resolveKind(v, cluster, q.kind);
+    const ans = objectAt(
+      v,
+      cluster,
+      { kind, namespace: q.namespace, name: q.name, group: q.group },
+      q.at,
+    );
+    return { ...ans, data: { ...ans.data, kind } };
+  }
+
+  async diff(q: Parameters<Backend["diff"]>[0]) {
+    const v = this.v();
+    const cluster = resolveCluster(v, q.cluster);
+    return diff(v, cluster, q.since, q.until, {
+      namespace: q.namespace,
+      includeStatus: q.includeStatus,
+    });
+  }
+
+  async search(q: Parameters<Backend["search"]>[0]) {
+    const v = this.v();
+    const kind = q.kind ? resolveKind(v, resolveCluster(v, q.cluster), q.kind) : undefined;
+    return search(v, {
+      clusterId: q.cluster,
+      kind,
+      namePrefix: q.namePrefix,
+      labelSelector: q.selector,
+    });
+  }
+
+  async snapshot(q: Parameters<Backend["snapshot"]>[0]) {
+    const take = (v: JournalView) =>
+      snapshot(v, resolveCluster(v, q.cluster), q.at, q.name ?? `manual-${q.at}`, {
+        withoutObjects: !q.objects,
+      });
+    if (!q.record) return take(this.v());
+    return this.withWriter(j => {
+      const taken = take(j);
+      return { ...taken, data: recordSnapshot(j, taken.data) };
+    });
+  }
+
+  async snapshots(cluster?: string) {
+    return storedSnapshots(this.v(), cluster);
+  }
+
+  async exportRecords(q: ExportQuery, onRecord: (r: JournalRecord) => void): Promise<number> {
+    const v = this.v();
+    let cursor: string | undefined;
+    let n = 0;
+    do {
+      const page = v.events({
+        clusterId: q.cluster,
+        kind: q.kind ? resolveKind(v, resolveCluster(v, q.cluster), q.kind) : undefined,
+        namespace: q.namespace,
+        name: q.name,
+        since: q.since,
+        until: q.until,
+        limit: EXPORT_PAGE,
+        cursor,
+      });
+      for (const r of page.records) onRecord(r);
+      n += page.records.length;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return n;
+  }
+
+  async close(): Promise<void> {
+    this.view?.close();
+    this.view = null;
+  }
+}
