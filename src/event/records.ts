@@ -157,10 +157,12 @@ export function gapRecord(input: GapInput): JournalRecord {
 
 export interface CoverageInput {
   stream: StreamKey;
-  state: "available" | "unavailable";
+  state: "available" | "unavailable" | "stopped";
   reason: string;
   observedAt: string;
   httpStatus?: number;
+  /** Set on a resume after recorder downtime: the last durable checkpoint before it. */
+  downSince?: string;
 }
 
 /** Builds a coverage change: a stream started or stopped being recordable (CRD gone, RBAC, ...). */
@@ -171,6 +173,7 @@ export function coverageRecord(input: CoverageInput): JournalRecord {
     reason: input.reason,
   };
   if (input.httpStatus !== undefined) coverage.httpStatus = input.httpStatus;
+  if (input.downSince !== undefined) coverage.downSince = input.downSince;
   return {
     type: "coverage_change",
     eventId: recordIdFor("coverage", streamId, input.state, input.reason, input.observedAt),

@@ -65,9 +65,16 @@ export const GapSchema = z.object({
 });
 
 export const CoverageSchema = z.object({
-  state: z.enum(["available", "unavailable"]),
+  // "stopped": the recorder stopped recording the stream on purpose (selection changed, CRD deleted
+  // or moved to another version, the recorder shutting down); "unavailable": the server refused it.
+  state: z.enum(["available", "unavailable", "stopped"]),
   reason: z.string(),
   httpStatus: z.number().int().optional(),
+  /**
+   * On the record written when a stream resumes from its checkpoint after the recorder was down: its
+   * last durable checkpoint (or heartbeat) time. Changes from then to this record were observed late.
+   */
+  downSince: z.string().optional(),
 });
 
 export const CheckpointSchema = z.object({

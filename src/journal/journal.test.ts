@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import {
   baselineRecords,
   checkpointRecord,
+  coverageRecord,
   eventRecord,
   gapRecord,
   streamIdOf,
@@ -209,6 +210,43 @@ describe("journal", () => {
       [],
     );
     expect(j.objectAt({ ...sel, name: "api" }, { time: at(300) }).exists).toBe(true);
+  });
+
+  it("starts a gap window at the record of the last good RV, not at a later coverage change", () => {
+    const sid = streamIdOf(deploys);
+    j.append({ records: [ev("ADDED", 1), ev("MODIFIED", 5)], checkpoints: [] });
+    // After an API-server restart the first reconnect meets a 403, then access returns, then 410.
+    j.append({
+      records: [
+        coverageRecord({
+          stream: deploys,
+          state: "unavailable",
+          reason: "403 Forbidden",
+          observedAt: at(97),
+        }),
+        coverageRecord({
+          stream: deploys,
+          state: "available",
+          reason: "access restored",
+          observedAt: at(98),
+        }),
+        gapRecord({
+          stream: deploys,
+          lastGoodResourceVersion: "5",
+          reason: "410 Gone",
+          detectedAt: at(99),
+        }),
+      ],
+      checkpoints: [],
+    });
+    expect(j.gapWindows(sid)).toEqual([
+      expect.objectContaining({ fromMs: Date.parse(at(5)), toMs: null }),
+    ]);
+    // A write lost at 50 lies inside the window, so an answer at 50 is not called complete.
+    expect(j.objectAt(sel, { time: at(50) }).inGap).toBe(true);
+    expect(
+      j.gapWindows(sid, { fromMs: Date.parse(at(50)), toMs: Date.parse(at(50)) }),
+    ).toHaveLength(1);
   });
 
   it("filters and pages events with an opaque cursor", () => {

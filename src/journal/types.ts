@@ -128,7 +128,10 @@ export interface GapWindow {
   streamId: string;
   /** ingestSeq of the GAP record. */
   gapSeq: number;
-  /** Observed time of the stream's last record before the GAP: continuity is known up to here. */
+  /**
+   * Observed time of the stream's record of lastGoodResourceVersion (its first record when that is
+   * empty): continuity is proven up to here, and nothing written after it moves the start.
+   */
   fromMs: number;
   /** When the resolving relist was taken; null while the gap is open. */
   toMs: number | null;
@@ -136,6 +139,20 @@ export interface GapWindow {
   lastGoodResourceVersion: string;
   /** listResourceVersion of the baseline that closed the gap; null while it is open. */
   resolvedByBaselineRv: string | null;
+}
+
+/**
+ * A stretch in which the recorder was down and a stream then resumed from its checkpoint: nothing
+ * was lost, but changes in it were observed late, so their times are not the times of change.
+ */
+export interface DownWindow {
+  streamId: string;
+  /** ingestSeq of the coverage change written at the resume. */
+  seq: number;
+  /** The stream's last durable checkpoint (or heartbeat) before the downtime. */
+  fromMs: number;
+  /** The resume. */
+  toMs: number;
 }
 
 /** A time range to test gap windows against; a point is a range with from === to. */
@@ -153,6 +170,10 @@ export interface ObjectAtResult {
   absence: Absence | null;
   /** Gap windows (of the object's stream, or of every stream when it was never seen) over the point. */
   gaps: GapWindow[];
+  /** Recorder down windows over the point, of the same streams as gaps. */
+  downWindows: DownWindow[];
+  /** The stream of the object's last record at or before the point; null when it was never seen. */
+  streamId: string | null;
   inGap: boolean;
   /** The prune horizon, when the point lies before it. */
   prunedBefore: string | null;
@@ -231,6 +252,8 @@ export interface JournalView {
   gaps(streamId?: string): JournalRecord[];
   /** Gap windows, optionally of one stream and only those overlapping a range. */
   gapWindows(streamId?: string, during?: TimeRange): GapWindow[];
+  /** Recorder down windows, optionally of one stream and only those overlapping a range. */
+  downWindows(streamId?: string, during?: TimeRange): DownWindow[];
   snapshots(): JournalRecord[];
   /** The time before which retention removed history, or null. */
   prunedBefore(): string | null;

@@ -23,7 +23,13 @@ describe("answer shape", () => {
   });
 
   it("is complete only with no gap, no pruned history and nothing else missing", () => {
-    expect(coverageOf([], null)).toEqual({ complete: true, gaps: [], prunedBefore: null });
+    expect(coverageOf([], null)).toEqual({
+      complete: true,
+      gaps: [],
+      downWindows: [],
+      unrecorded: [],
+      prunedBefore: null,
+    });
     expect(coverageOf([gap(1, null)], null).complete).toBe(false);
     expect(coverageOf([], "2024-01-01T00:00:00.000Z").complete).toBe(false);
     expect(coverageOf([], null, false).complete).toBe(false);

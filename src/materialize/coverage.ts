@@ -1,6 +1,7 @@
-import type { GapWindow, JournalView, ObjectPosition, StreamInfo } from "../journal";
+import type { DownWindow, GapWindow, JournalView, ObjectPosition, StreamInfo } from "../journal";
+import type { UnrecordedInfo } from "./answer";
 import type { StreamCoverage } from "./types";
-import { describeGap, warn } from "./warnings";
+import { describeDownWindow, describeGap, warn } from "./warnings";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -23,21 +24,38 @@ export function coverageAt(
   streams: StreamInfo[],
   atMs: number,
   positions: readonly ObjectPosition[] = [],
-): { streams: StreamCoverage[]; gaps: GapWindow[] } {
+): {
+  streams: StreamCoverage[];
+  gaps: GapWindow[];
+  downWindows: DownWindow[];
+  unrecorded: UnrecordedInfo[];
+} {
   const at = iso(atMs);
   const allGaps: GapWindow[] = [];
+  const allDown: DownWindow[] = [];
+  const unrecorded: UnrecordedInfo[] = [];
   const out = streams.map(s => {
     const pos = view.streamPositionAt(s.streamId, atMs, positions);
     const baselinePresent = view.baselineMarks(s.streamId).some(m => m.observedAtMs <= atMs);
     const gaps = view.gapWindows(s.streamId, { fromMs: atMs, toMs: atMs });
     allGaps.push(...gaps);
+    const down = view.downWindows(s.streamId, { fromMs: atMs, toMs: atMs });
+    allDown.push(...down);
     const change = view.coverageAt(s.streamId, atMs);
     const available = !change || change.state === "available";
+    if (change && change.state !== "available")
+      unrecorded.push({ streamId: s.streamId, state: change.state, reason: change.reason });
     const reasons: string[] = [];
     if (!pos) reasons.push(warn.nothingRecordedAt(at));
     if (!baselinePresent) reasons.push(warn.noBaselineAt(at));
     for (const g of gaps) reasons.push(describeGap(g));
-    if (!available) reasons.push(warn.notRecordable(change!.reason));
+    for (const w of down) reasons.push(describeDownWindow(w));
+    if (!available)
+      reasons.push(
+        change!.state === "stopped"
+          ? warn.stoppedRecording(change!.reason)
+          : warn.notRecordable(change!.reason),
+      );
     return {
       streamId: s.streamId,
       watermark: pos?.resourceVersion ?? null,
@@ -49,5 +67,5 @@ export function coverageAt(
       reasons,
     };
   });
-  return { streams: out, gaps: allGaps };
+  return { streams: out, gaps: allGaps, downWindows: allDown, unrecorded };
 }

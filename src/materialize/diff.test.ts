@@ -9,7 +9,13 @@ describe("diff", () => {
   it("reports exactly the scripted edits and nothing from server noise", () => {
     const { data: d, coverage, warnings } = diff(h.j, "c1", at(15), at(55), { namespace: "shop" });
     expect(d.hasGaps).toBe(false);
-    expect(coverage).toEqual({ complete: true, gaps: [], prunedBefore: null });
+    expect(coverage).toEqual({
+      complete: true,
+      gaps: [],
+      downWindows: [],
+      unrecorded: [],
+      prunedBefore: null,
+    });
     expect(warnings).toEqual([]);
     const byName = Object.fromEntries(d.objects.map(o => [o.name, o]));
     expect(Object.keys(byName).sort()).toEqual(["cfg", "new", "web"]);

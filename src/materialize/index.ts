@@ -1,5 +1,16 @@
 export * from "./types";
-export { answer, coverageOf, gapInfo, type Answer, type Coverage, type GapInfo } from "./answer";
+export {
+  answer,
+  coverageOf,
+  gapInfo,
+  downWindowInfo,
+  type Answer,
+  type Coverage,
+  type CoverageExtras,
+  type DownWindowInfo,
+  type GapInfo,
+  type UnrecordedInfo,
+} from "./answer";
 export { objectAt, type ObjectRef, type ObjectAtData } from "./object-at";
 export {
   snapshot,

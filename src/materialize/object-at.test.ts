@@ -1,8 +1,10 @@
-import { streamIdOf } from "../event";
+import { coverageRecord, streamIdOf } from "../event";
 import { openJournal } from "../journal";
 import { at } from "../../test/support/journal-fixtures";
 import { cms, deploys, useScriptedJournal } from "../../test/support/materialize-fixtures";
 import { objectAt } from "./object-at";
+import { snapshot } from "./snapshot";
+import { OBSERVED_LATE } from "./warnings";
 
 describe("objectAt", () => {
   const h = useScriptedJournal();
@@ -45,6 +47,66 @@ describe("objectAt", () => {
       `stream ${streamIdOf(cms)} has a gap from ${at(50)} to now (unresolved) (410 Gone); changes in it are unknown`,
       "the object shown is the last version known before the gap; it may have changed",
     ]);
+  });
+
+  it("after its stream stopped, answers stale instead of calling a frozen version current", () => {
+    h.append([
+      coverageRecord({
+        stream: deploys,
+        state: "stopped",
+        reason: "recorder stopped",
+        observedAt: at(35),
+      }),
+    ]);
+    const a = objectAt(h.j, "c1", ref("Deployment", "web"), { time: at(45) });
+    expect(a.data.exists).toBe(true);
+    expect(a.coverage.complete).toBe(false);
+    expect(a.coverage.unrecorded).toEqual([
+      { streamId: streamIdOf(deploys), state: "stopped", reason: "recorder stopped" },
+    ]);
+    expect(a.warnings.join("\n")).toMatch(/stopped: recorder stopped.*stale/);
+    // Before the stop the answer is complete as ever.
+    expect(objectAt(h.j, "c1", ref("Deployment", "web"), { time: at(32) }).coverage.complete).toBe(
+      true,
+    );
+    const snap = snapshot(h.j, "c1", at(45), "after-stop");
+    expect(snap.data.complete).toBe(false);
+    expect(snap.data.missing).toEqual([streamIdOf(deploys)]);
+    expect(snap.coverage.unrecorded).toHaveLength(1);
+  });
+
+  it("inside a recorder down window warns that changes were observed late", () => {
+    // The recorder was down from its checkpoint at 30 to the resume at 48.
+    h.append([
+      coverageRecord({
+        stream: deploys,
+        state: "available",
+        reason: "recorder resumed from its checkpoint",
+        observedAt: at(48),
+        downSince: at(30),
+      }),
+    ]);
+    const a = objectAt(h.j, "c1", ref("Deployment", "web"), { time: at(40) });
+    expect(a.data.exists).toBe(true);
+    expect(a.coverage.complete).toBe(false);
+    expect(a.coverage.downWindows).toEqual([
+      { streamId: streamIdOf(deploys), from: at(30), to: at(48) },
+    ]);
+    expect(a.warnings).toEqual([
+      `stream ${streamIdOf(deploys)}: the recorder was down from ${at(30)} to ${at(48)}; ${OBSERVED_LATE}`,
+    ]);
+    expect(OBSERVED_LATE).toBe(
+      "changes in this window were observed late; the times shown are not the times of change",
+    );
+    const snap = snapshot(h.j, "c1", at(40), "in-down-window");
+    expect(snap.coverage.downWindows).toHaveLength(1);
+    expect(snap.coverage.complete).toBe(false);
+    expect(snap.warnings.join("\n")).toContain(OBSERVED_LATE);
+    // After the resume nothing is late any more.
+    expect(objectAt(h.j, "c1", ref("Deployment", "web"), { time: at(49) }).coverage).toMatchObject({
+      complete: true,
+      downWindows: [],
+    });
   });
 
   it("names a resourceVersion that was never recorded", () => {

@@ -1,9 +1,16 @@
-import type { JournalView, PointInTime } from "../journal";
-import { answer, coverageOf, type Answer } from "./answer";
+import type { DownWindow, JournalView, PointInTime } from "../journal";
+import { answer, coverageOf, type Answer, type UnrecordedInfo } from "./answer";
 import { parseTime, provenanceOf } from "./provenance";
 import { kindOfStream, soleStream } from "./resolve";
 import type { At, MaterializedObject } from "./types";
-import { describeAbsence, describeGap, objectLabel, warn } from "./warnings";
+import {
+  describeAbsence,
+  describeDownWindow,
+  describeGap,
+  describeUnrecorded,
+  objectLabel,
+  warn,
+} from "./warnings";
 
 /** Which object: by kind, or by the stream (resource) that recorded it. */
 export interface ObjectRef {
@@ -57,6 +64,31 @@ export function objectAt(
   for (const g of res.gaps) warnings.push(describeGap(g));
   if (res.absence) warnings.push(describeAbsence(label, res.absence));
   if (res.inGap && res.exists) warnings.push(warn.lastKnownBeforeGap());
+  // Whether the streams the answer rests on were being recorded at a time point: the object's own
+  // stream, or every stream of its kind when it was never seen there.
+  const unrecorded: UnrecordedInfo[] = [];
+  let down: DownWindow[] = res.downWindows;
+  if ("time" in point) {
+    const pointMs = Date.parse(point.time);
+    const streams = res.streamId
+      ? [res.streamId]
+      : view
+          .streams()
+          .filter(s => s.key.clusterId === clusterId)
+          .filter(s => s.key.namespace === "" || s.key.namespace === ref.namespace)
+          .filter(s => view.kindsOfStream(s.streamId).includes(kind))
+          .map(s => s.streamId);
+    if (!res.streamId)
+      down = streams.flatMap(id => view.downWindows(id, { fromMs: pointMs, toMs: pointMs }));
+    for (const id of streams) {
+      const c = view.coverageAt(id, pointMs);
+      if (!c || c.state === "available") continue;
+      unrecorded.push({ streamId: id, state: c.state, reason: c.reason });
+      warnings.push(describeUnrecorded(id, c));
+    }
+    if (res.exists && unrecorded.length > 0) warnings.push(warn.lastKnownBeforeStop());
+  }
+  for (const w of down) warnings.push(describeDownWindow(w));
   if (!res.record && warnings.length === 0) warnings.push(warn.neverRecordedAt(label));
   const object =
     res.exists && res.record?.object && res.record.resource
@@ -69,5 +101,9 @@ export function objectAt(
           provenance: provenanceOf(res.record),
         }
       : null;
-  return answer({ exists: res.exists, object }, coverageOf(res.gaps, res.prunedBefore), warnings);
+  return answer(
+    { exists: res.exists, object },
+    coverageOf(res.gaps, res.prunedBefore, true, { downWindows: down, unrecorded }),
+    warnings,
+  );
 }

@@ -29,7 +29,7 @@ describe("snapshot", () => {
     const listed = listSnapshots(h.j, "c1");
     expect(storedSnapshots(h.j, "c1")).toEqual({
       data: listed,
-      coverage: { complete: true, gaps: [], prunedBefore: null },
+      coverage: { complete: true, gaps: [], downWindows: [], unrecorded: [], prunedBefore: null },
       warnings: [],
     });
     expect(listed).toHaveLength(1);

@@ -57,7 +57,14 @@ export function snapshot(
     objectCount: positions.length,
     objects,
   };
-  return answer(data, coverageOf(cov.gaps, pruned, complete), warnings);
+  return answer(
+    data,
+    coverageOf(cov.gaps, pruned, complete, {
+      downWindows: cov.downWindows,
+      unrecorded: cov.unrecorded,
+    }),
+    warnings,
+  );
 }
 
 /**

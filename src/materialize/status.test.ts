@@ -14,7 +14,13 @@ describe("stream reports and journal status", () => {
       [streamIdOf(deploys), "active", true, []],
       [streamIdOf(cms), "active", true, []],
     ]);
-    expect(r.coverage).toEqual({ complete: true, gaps: [], prunedBefore: null });
+    expect(r.coverage).toEqual({
+      complete: true,
+      gaps: [],
+      downWindows: [],
+      unrecorded: [],
+      prunedBefore: null,
+    });
     expect(r.warnings).toEqual([]);
   });
 

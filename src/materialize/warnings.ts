@@ -1,6 +1,6 @@
 // The wording of every warning krply shows people. The journal reports facts (windows, absences,
 // horizons); this file alone turns them into sentences.
-import type { Absence, GapWindow } from "../journal";
+import type { Absence, CoverageState, DownWindow, GapWindow } from "../journal";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -13,6 +13,22 @@ export function objectLabel(kind: string, namespace: string, name: string): stri
 export function describeGap(g: GapWindow): string {
   const to = g.toMs === null ? "now (unresolved)" : iso(g.toMs);
   return `stream ${g.streamId} has a gap from ${iso(g.fromMs)} to ${to} (${g.reason}); changes in it are unknown`;
+}
+
+/** The sentence every answer at a time inside a down window carries. */
+export const OBSERVED_LATE =
+  "changes in this window were observed late; the times shown are not the times of change";
+
+/** A recorder down window for a warning. */
+export function describeDownWindow(w: DownWindow): string {
+  return `stream ${w.streamId}: the recorder was down from ${iso(w.fromMs)} to ${iso(w.toMs)}; ${OBSERVED_LATE}`;
+}
+
+/** A stream that was not being recorded at a point. */
+export function describeUnrecorded(streamId: string, c: CoverageState): string {
+  return c.state === "stopped"
+    ? `stream ${streamId} was not being recorded then (stopped: ${c.reason}); what it shows may be stale`
+    : `stream ${streamId} was not recordable then (${c.reason}); what it shows may be stale`;
 }
 
 /** Why an object that had been recorded did not exist at a point. */
@@ -45,6 +61,9 @@ export const warn = {
   nothingRecordedAt: (at: string) => `nothing recorded at or before ${at}`,
   noBaselineAt: (at: string) => `no baseline (complete list) at or before ${at}`,
   notRecordable: (reason: string) => `not recordable: ${reason}`,
+  stoppedRecording: (reason: string) => `not recorded: stopped (${reason})`,
+  lastKnownBeforeStop: () =>
+    "the object shown is the last version recorded before its stream stopped; it may be stale",
   rangesUncertain: () =>
     "some ranges overlap gaps: the object may have come or gone unseen inside them",
   noBaselineYet: (streamId: string) =>

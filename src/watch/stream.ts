@@ -20,6 +20,7 @@ import {
 import { LineSplitter } from "./line-splitter";
 import { parseListPage, parseWatchLine } from "./parse";
 import type { SinkItem, SinkOwner } from "./sink";
+import { apiVersionOf, withTypeMeta } from "./type-meta";
 import type { EngineContext, ResumePoint, StreamPhase, StreamSpec, StreamStatus } from "./types";
 
 const iso = (): string => new Date().toISOString();
@@ -50,11 +51,13 @@ export class StreamRunner implements SinkOwner {
   ) {
     this.streamId = streamIdOf(spec.key);
     this.key = spec.key;
+    this.apiVersion = apiVersionOf(spec.key);
     this.durableRv = resume.rv;
     this.needList = resume.needList || resume.rv === null;
     this.coverage = resume.coverage;
   }
   readonly key;
+  private readonly apiVersion: string;
 
   /** Starts the loop; resolves when the stream has stopped. */
   start(): Promise<void> {
@@ -253,7 +256,7 @@ export class StreamRunner implements SinkOwner {
           stream: this.key,
           listResourceVersion: listRv,
           listedAt,
-          objects: page.items,
+          objects: page.items.map(o => withTypeMeta(o, this.apiVersion, this.spec.kind)),
           kind: this.spec.kind,
         });
         recs.pop(); // the completion marker is written once, after the last page
@@ -365,7 +368,7 @@ export class StreamRunner implements SinkOwner {
         const rec = eventRecord({
           stream: this.key,
           watchType: p.type,
-          object: p.object,
+          object: withTypeMeta(p.object, this.apiVersion, this.spec.kind),
           observedAt: new Date(receivedAt).toISOString(),
           kind: this.spec.kind,
         });

@@ -15,8 +15,10 @@ export function overlaps(w: GapWindow, r: TimeRange): boolean {
 }
 
 /**
- * GAP records of a stream (or all streams) with their windows: each starts at the stream's last
- * record before the GAP and ends at the first baseline after it, which also resolves the record.
+ * GAP records of a stream (or all streams) with their windows: each starts where continuity was last
+ * proven, at the stream's record of the GAP's last good resourceVersion, and ends at the first
+ * baseline after it, which also resolves the record. Records written between the two (a coverage
+ * change after a 403, an ERROR event) prove nothing, so they never move the start.
  */
 export function gapsWithWindows(
   store: Store,
@@ -27,8 +29,13 @@ export function gapsWithWindows(
   const markerAfter = store.sql.prep(
     "SELECT observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? ORDER BY seq LIMIT 1",
   );
-  const before = store.sql.prep(
-    "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq DESC LIMIT 1",
+  // The record that made the last good RV durable: an event, a baseline marker or a checkpoint.
+  const lastGood = store.sql.prep(
+    "SELECT observed_at FROM records WHERE stream=? AND seq<? AND rv=? ORDER BY seq DESC LIMIT 1",
+  );
+  // Without a durable position nothing on the stream was ever proven: from its first record.
+  const first = store.sql.prep(
+    "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq LIMIT 1",
   );
   return gaps.map(g => {
     const s = store.registry.streamsById.get(g.streamId)!;
@@ -36,7 +43,10 @@ export function gapsWithWindows(
     const m = markerAfter.get(BASELINE, s.id, seq) as
       | { observed_at: number; rv: string }
       | undefined;
-    const b = before.get(s.id, seq) as { observed_at: number } | undefined;
+    const rv = g.gap?.lastGoodResourceVersion ?? "";
+    const b = (rv === "" ? first.get(s.id, seq) : lastGood.get(s.id, seq, rv)) as
+      | { observed_at: number }
+      | undefined;
     const record: JournalRecord = m ? { ...g, gap: { ...g.gap!, resolvedByBaselineRv: m.rv } } : g;
     return {
       record,

@@ -4,6 +4,7 @@ import { decodeRow } from "../store/rows";
 import { OBJECT_BUCKET } from "../store/schema";
 import type { RecordRow, Store } from "../store/store";
 import { ROW_COLS } from "./columns";
+import { downWindows } from "./down-windows";
 import { gapWindows } from "./gaps";
 import { absenceOf, latestAtTime } from "./positions";
 import { objectIds } from "./history";
@@ -41,6 +42,8 @@ export function objectAt(
         exists: false,
         absence: null,
         gaps: [],
+        downWindows: [],
+        streamId: null,
         inGap: false,
         prunedBefore: prunedHorizon,
         matchingGroups: ids.length,
@@ -65,9 +68,12 @@ export function objectAt(
   }
   const prunedBefore = prunedHorizon && pointMs < Date.parse(prunedHorizon) ? prunedHorizon : null;
   const streamId = row ? store.registry.streamOf(row.stream, row.seq).streamId : undefined;
-  const gaps = gapWindows(store, streamId, { fromMs: pointMs, toMs: pointMs });
+  const point = { fromMs: pointMs, toMs: pointMs };
+  const gaps = gapWindows(store, streamId, point);
   const base = {
     gaps,
+    downWindows: downWindows(store, streamId, point),
+    streamId: streamId ?? null,
     inGap: gaps.length > 0,
     prunedBefore,
     matchingGroups: ids.length,

@@ -9,6 +9,7 @@ import {
   JournalError,
   type BaselineMark,
   type CoverageState,
+  type DownWindow,
   type EventPage,
   type EventQuery,
   type FsckReport,
@@ -24,6 +25,7 @@ import {
   type StreamPosition,
   type TimeRange,
 } from "../types";
+import { downWindows } from "./down-windows";
 import { gapsWithWindows, gapWindows } from "./gaps";
 import { findIdentities, identities, kindsOf, kindsOfStream, streamsOfObject } from "./identities";
 import { objectAt } from "./object-at";
@@ -119,6 +121,11 @@ export class SqliteView implements JournalView {
   gapWindows(streamId?: string, during?: TimeRange): GapWindow[] {
     this.live();
     return gapWindows(this.store, streamId, during);
+  }
+
+  downWindows(streamId?: string, during?: TimeRange): DownWindow[] {
+    this.live();
+    return downWindows(this.store, streamId, during);
   }
 
   snapshots(): JournalRecord[] {

@@ -19,7 +19,13 @@ export interface RowContext {
 }
 
 /** How a stored row changes its stream's state when it commits. */
-export type StreamEffect = "baseline-done" | "degraded" | "active" | "unavailable" | null;
+export type StreamEffect =
+  | "baseline-done"
+  | "degraded"
+  | "active"
+  | "unavailable"
+  | "stopped"
+  | null;
 
 /** A record as a row, short of its object id and encoded body. */
 export interface RowPlan {
@@ -86,7 +92,7 @@ function effectOf(rec: JournalRecord): StreamEffect {
   if (rec.type === "baseline" && !rec.object) return "baseline-done";
   if (rec.type === "gap") return "degraded";
   if (rec.type === "coverage_change" && rec.coverage)
-    return rec.coverage.state === "available" ? "active" : "unavailable";
+    return rec.coverage.state === "available" ? "active" : rec.coverage.state;
   return null;
 }
 
