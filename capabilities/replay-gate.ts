@@ -1,5 +1,5 @@
-import { Capability, a } from "pepr";
-import { decideReplayWrite, noPlans, PLAN_LABEL } from "../src/replay";
+import { Capability, a, type PeprValidateRequest } from "pepr";
+import { PLAN_LABEL, gateRequestOf, processReplay } from "../src/replay";
 
 export const ReplayGate = new Capability({
   name: "replay-gate",
@@ -8,23 +8,23 @@ export const ReplayGate = new Capability({
 
 const { When } = ReplayGate;
 
-// An empty kind matches every kind in Pepr's filter; the chart finalize step narrows the webhook by label.
+async function gate(req: PeprValidateRequest<a.GenericKind>) {
+  const decision = await processReplay().gate(gateRequestOf(req.Request));
+  return decision.allowed ? req.Approve() : req.Deny(decision.message);
+}
+
+// Pepr takes one group per binding for both the webhook rule and its own request filter. An empty
+// group (and kind) filters nothing, so this binding sees labelled writes of every group and kind; its
+// rule alone would send only the core group, though.
 When(a.GenericKind, { group: "", version: "", kind: "", plural: "*" })
   .IsCreatedOrUpdated()
   .WithLabel(PLAN_LABEL)
-  .Validate(req => {
-    const raw = req.Raw;
-    const decision = decideReplayWrite(
-      {
-        operation: req.Request.operation,
-        kind: req.Request.kind.kind,
-        group: req.Request.kind.group,
-        namespace: raw.metadata?.namespace ?? req.Request.namespace ?? "",
-        name: raw.metadata?.name ?? req.Request.name ?? "",
-        labels: raw.metadata?.labels ?? {},
-        fieldManager: (req.Request.options as { fieldManager?: string } | undefined)?.fieldManager,
-      },
-      noPlans,
-    );
-    return decision.allowed ? req.Approve() : req.Deny(decision.message);
-  });
+  .Validate(gate);
+
+// This binding exists for its webhook rule (apiGroups ["*"], resources ["*"]), which sends every
+// group to the webhook. Pepr's filter compares the group "*" literally, so it never runs; the binding
+// above decides. The chart narrows the webhook to objects labelled krply.dev/plan (D5).
+When(a.GenericKind, { group: "*", version: "*", kind: "", plural: "*" })
+  .IsCreatedOrUpdated()
+  .WithLabel(PLAN_LABEL)
+  .Validate(gate);

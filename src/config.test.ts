@@ -30,6 +30,7 @@ describe("loadConfig", () => {
       mirrorEveryMs: 30_000,
       journalRetryMs: 10_000,
       snapshot: { at: { hour: 2, minute: 0 }, everyHours: 24, keep: 7 },
+      replay: { approvalTtlMs: 3_600_000, twoPerson: false, gateCacheMs: 3000 },
       logLevel: "info",
     });
   });
@@ -53,6 +54,9 @@ describe("loadConfig", () => {
       KRPLY_SNAPSHOT_AT: "23:59",
       KRPLY_SNAPSHOT_EVERY_HOURS: "744",
       KRPLY_SNAPSHOT_KEEP: "1",
+      KRPLY_APPROVAL_TTL_SECONDS: "20",
+      KRPLY_APPROVAL_TWO_PERSON: "true",
+      KRPLY_GATE_CACHE_MS: "500",
       KRPLY_LOG_LEVEL: "debug",
     });
     expect(config).toEqual({
@@ -66,6 +70,7 @@ describe("loadConfig", () => {
       mirrorEveryMs: 5000,
       journalRetryMs: 250,
       snapshot: { at: { hour: 23, minute: 59 }, everyHours: 744, keep: 1 },
+      replay: { approvalTtlMs: 20_000, twoPerson: true, gateCacheMs: 500 },
       logLevel: "debug",
     });
   });

@@ -115,6 +115,26 @@ const fields = {
   KRPLY_SNAPSHOT_KEEP: wholeNumber(1)
     .prefault("7")
     .describe("How many scheduled snapshots each cluster keeps; older ones are deleted."),
+  KRPLY_APPROVAL_TTL_SECONDS: wholeNumber(1, 30 * 24 * 3600)
+    .prefault("3600")
+    .describe(
+      "Seconds a ReplayPlan approval stays valid. The approval is stamped with its expiry; the " +
+        "replay gate refuses the plan's writes after it, and the watcher then revokes the approval.",
+    ),
+  KRPLY_APPROVAL_TWO_PERSON: z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .transform(v => v === "true")
+    .prefault("false")
+    .describe(
+      "`true` enforces the two-person rule: the user who approves a ReplayPlan must differ from " +
+        "the user who created it.",
+    ),
+  KRPLY_GATE_CACHE_MS: milliseconds()
+    .prefault("3000")
+    .describe(
+      "How long, in milliseconds, the replay gate reuses a fully approved ReplayPlan it read from " +
+        "the API server. A revoked approval stops admitting writes at most this long later.",
+    ),
   KRPLY_LOG_LEVEL: LogLevelSchema.optional().describe(
     `Level of krply's own logs (${LOG_LEVELS.join(", ")}). Unset: Pepr's \`LOG_LEVEL\`, else \`info\`.`,
   ),
@@ -151,7 +171,15 @@ export interface KrplyConfig {
   /** Delay between attempts to open the journal. */
   journalRetryMs: number;
   snapshot: SnapshotSettings;
+  replay: ReplaySettings;
   logLevel: LogLevel;
+}
+
+/** How ReplayPlan approvals work and how long the replay gate trusts what it read. */
+export interface ReplaySettings {
+  approvalTtlMs: number;
+  twoPerson: boolean;
+  gateCacheMs: number;
 }
 
 /** When scheduled snapshots run and how many are kept. */
@@ -261,6 +289,11 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       at: s.KRPLY_SNAPSHOT_AT,
       everyHours: s.KRPLY_SNAPSHOT_EVERY_HOURS,
       keep: s.KRPLY_SNAPSHOT_KEEP,
+    },
+    replay: {
+      approvalTtlMs: s.KRPLY_APPROVAL_TTL_SECONDS * 1000,
+      twoPerson: s.KRPLY_APPROVAL_TWO_PERSON,
+      gateCacheMs: s.KRPLY_GATE_CACHE_MS,
     },
     logLevel: s.KRPLY_LOG_LEVEL ?? pepr.data.LOG_LEVEL ?? "info",
   };

@@ -1,4 +1,5 @@
-import { PeprValidateRequest } from "pepr";
+import { PeprMutateRequest, PeprValidateRequest } from "pepr";
+import { ReplayApproval } from "../../capabilities/replay-approval";
 import { ReplayGate } from "../../capabilities/replay-gate";
 import { snapshotSchedule } from "../../capabilities/snapshots";
 import {
@@ -35,8 +36,13 @@ describe("krply Pepr module in build mode", () => {
     caps = await buildModeExport();
   }, 90_000);
 
-  it("exports exactly the recorder, the replay gate and the snapshots, in that order", () => {
-    expect(caps.map(c => c.name)).toEqual(["recorder", "replay-gate", "snapshots"]);
+  it("exports exactly the recorder, the replay gate, replay approval and the snapshots, in that order", () => {
+    expect(caps.map(c => c.name)).toEqual([
+      "recorder",
+      "replay-gate",
+      "replay-approval",
+      "snapshots",
+    ]);
   });
 
   it("registers the recorder capability with Reconcile bindings on CustomResourceDefinitions", () => {
@@ -60,14 +66,37 @@ describe("krply Pepr module in build mode", () => {
     expect(caps.map(c => c.name)).toEqual(expect.arrayContaining(["replay-gate"]));
   });
 
-  it("binds the gate as a label-filtered Validate on create and update of any kind", () => {
+  it("binds the gate as a label-filtered Validate on create and update of any group and kind", () => {
     const gate = caps.find(c => c.name === "replay-gate");
     const validate = gate?.bindings.filter(b => b.isValidate) ?? [];
-    expect(validate).toHaveLength(1);
-    expect(validate[0].event).toBe("CREATEORUPDATE");
-    expect(validate[0].kind.kind).toBe("");
-    expect(validate[0].filters.labels).toEqual({ "krply.dev/plan": "" });
-    expect(validate[0].validateCallback).toBe("function");
+    // One binding decides (an empty group filters nothing); the other widens the webhook rule to
+    // apiGroups ["*"] and never matches Pepr's filter.
+    expect(validate.map(b => b.kind.group)).toEqual(["", "*"]);
+    for (const b of validate) {
+      expect(b.event).toBe("CREATEORUPDATE");
+      expect(b.kind.kind).toBe("");
+      expect(b.kind.plural).toBe("*");
+      expect(b.filters.labels).toEqual({ "krply.dev/plan": "" });
+      expect(b.validateCallback).toBe("function");
+    }
+    expect(gate?.bindings.some(b => b.isMutate || b.isWatch)).toBe(false);
+  });
+
+  it("binds Mutate, Validate and Reconcile on krply.dev/v1alpha1 ReplayPlans", () => {
+    const approval = caps.find(c => c.name === "replay-approval");
+    const bindings = approval?.bindings ?? [];
+    for (const b of bindings) {
+      expect(b.kind).toMatchObject({
+        group: "krply.dev",
+        version: "v1alpha1",
+        kind: "ReplayPlan",
+        plural: "replayplans",
+      });
+      expect(b.event).toBe("CREATEORUPDATE");
+    }
+    expect(bindings.filter(b => b.isMutate)).toHaveLength(1);
+    expect(bindings.filter(b => b.isValidate)).toHaveLength(1);
+    expect(bindings.filter(b => b.isWatch && b.isQueue)).toHaveLength(1);
   });
 
   it("registers the snapshot capability as a schedule only (no admission or watch bindings)", () => {
@@ -82,7 +111,7 @@ describe("krply Pepr module in build mode", () => {
 // This process is neither the watcher nor `pepr dev`, like an admission pod: Pepr registers the
 // Validate binding here, and the runtime neither records nor snapshots.
 describe("krply capability handlers in an admission process", () => {
-  it("denies a labelled replay write with a clear message because no approved plan exists", async () => {
+  it("denies a labelled replay write, failing closed when no plan can be read", async () => {
     const binding = ReplayGate.bindings.find(b => b.isValidate)!;
     const req = new PeprValidateRequest(
       admission({ "krply.dev/plan": "p-123" }, "krply-plan-p-123"),
@@ -90,9 +119,43 @@ describe("krply capability handlers in an admission process", () => {
     const res = await binding.validateCallback!(req);
     expect(res.allowed).toBe(false);
     expect(res.statusMessage).toMatch(
-      /krply replay gate denied CREATE of ConfigMap replay-a\/app-config/,
+      /^krply replay gate denied CREATE of ConfigMap replay-a\/app-config \(plan p-123\): /,
     );
-    expect(res.statusMessage).toMatch(/no approved replay plan/);
+  });
+
+  it("admits a labelled dry run without reading any plan", async () => {
+    const binding = ReplayGate.bindings.find(b => b.isValidate)!;
+    const req = { ...admission({ "krply.dev/plan": "p-123" }), dryRun: true } as AdmissionRequest;
+    expect((await binding.validateCallback!(new PeprValidateRequest(req))).allowed).toBe(true);
+  });
+
+  it("stamps the creator of a ReplayPlan from userInfo and labels it with its plan id", async () => {
+    const mutate = ReplayApproval.bindings.find(b => b.isMutate)!;
+    const validate = ReplayApproval.bindings.find(b => b.isValidate)!;
+    const object = {
+      apiVersion: "krply.dev/v1alpha1",
+      kind: "ReplayPlan",
+      metadata: { name: "p-1" },
+      spec: { planId: "p-1", createdBy: "mallory", approved: false },
+    };
+    const request = {
+      uid: "req-2",
+      kind: { group: "krply.dev", version: "v1alpha1", kind: "ReplayPlan" },
+      resource: { group: "krply.dev", version: "v1alpha1", resource: "replayplans" },
+      name: "p-1",
+      operation: "CREATE",
+      userInfo: { username: "carol" },
+      object,
+    } as unknown as AdmissionRequest;
+    const wrapped = new PeprMutateRequest(request);
+    await mutate.mutateCallback!(wrapped);
+    expect(wrapped.Raw.metadata?.labels).toEqual({ "krply.dev/plan-id": "p-1" });
+    // A self-declared creator is left for the Validate binding to refuse by name.
+    const res = await validate.validateCallback!(
+      new PeprValidateRequest({ ...request, object: wrapped.Raw } as AdmissionRequest),
+    );
+    expect(res.allowed).toBe(false);
+    expect(res.statusMessage).toContain('it must be "carol", not "mallory"');
   });
 
   it("schedules the snapshot every 24 hours from a start time and reports failures instead of throwing", () => {
