@@ -135,6 +135,13 @@ const fields = {
       "How long, in milliseconds, the replay gate reuses a fully approved ReplayPlan it read from " +
         "the API server. A revoked approval stops admitting writes at most this long later.",
     ),
+  KRPLY_FSCK_EVERY_HOURS: wholeNumber(0, 24 * 31)
+    .prefault("24")
+    .describe(
+      "Hours between full integrity checks of the journal (every page and delta chain), run by the " +
+        "recorder in small slices between its other work; 0 turns them off. Start-up checks only " +
+        "the newest records. A check that finds damage stops recording (docs/operations.md).",
+    ),
   KRPLY_LOG_LEVEL: LogLevelSchema.optional().describe(
     `Level of krply's own logs (${LOG_LEVELS.join(", ")}). Unset: Pepr's \`LOG_LEVEL\`, else \`info\`.`,
   ),
@@ -170,6 +177,8 @@ export interface KrplyConfig {
   mirrorEveryMs: number;
   /** Delay between attempts to open the journal. */
   journalRetryMs: number;
+  /** Hours between scheduled full checks of the journal; 0: none. */
+  fsckEveryHours: number;
   snapshot: SnapshotSettings;
   replay: ReplaySettings;
   logLevel: LogLevel;
@@ -285,6 +294,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
     engine: { backoffMinMs: s.KRPLY_BACKOFF_MIN_MS, backoffMaxMs: s.KRPLY_BACKOFF_MAX_MS },
     mirrorEveryMs: s.KRPLY_MIRROR_EVERY_MS,
     journalRetryMs: s.KRPLY_JOURNAL_RETRY_MS,
+    fsckEveryHours: s.KRPLY_FSCK_EVERY_HOURS,
     snapshot: {
       at: s.KRPLY_SNAPSHOT_AT,
       everyHours: s.KRPLY_SNAPSHOT_EVERY_HOURS,

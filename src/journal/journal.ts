@@ -4,6 +4,7 @@ import type { JournalRecord } from "../event";
 import { logger } from "../log/logger";
 import type { CodecOptions } from "./codec/codec";
 import { toJournalError } from "./errors";
+import { TAIL_ROWS } from "./maintain/fsck";
 import { Retention } from "./maintain/retention";
 import { SqliteView } from "./read/view";
 import { LruCache, type CachedVersion, type KeyframePosition } from "./store/cache";
@@ -57,10 +58,20 @@ function check(
   level: JournalOptions["check"],
 ): void {
   if (!level || level === "none") return;
-  const problems =
-    level === "full"
-      ? view.fsck().problems
-      : [db.pragma("quick_check", { simple: true }) as string].filter(r => r !== "ok");
+  let problems: string[];
+  try {
+    problems =
+      level === "full"
+        ? view.fsck().problems
+        : level === "tail"
+          ? view.tailCheck(TAIL_ROWS).problems
+          : [db.pragma("quick_check", { simple: true }) as string].filter(r => r !== "ok");
+  } catch (err) {
+    // A damaged page makes SQLite throw (SQLITE_CORRUPT) instead of reporting.
+    const e = toJournalError(err, `check ${path}`);
+    if (e.code !== "CORRUPT") throw e;
+    problems = [e.message];
+  }
   if (problems.length > 0)
     throw new JournalError(`journal ${path} failed its check: ${problems.join("; ")}`, "CORRUPT");
 }

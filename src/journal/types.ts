@@ -15,8 +15,12 @@ export interface RetentionOptions {
   maxAgeMs?: number;
 }
 
-/** How much the journal checks when it opens; a journal that fails is not opened. */
-export type OpenCheck = "none" | "quick" | "full";
+/**
+ * How much the journal checks when it opens; a journal that fails is not opened. "tail" is bounded
+ * (schema, meta, the newest records decoded), "quick" is SQLite's quick_check of every page, "full"
+ * is fsck of every chain and checkpoint; the last two grow with the file.
+ */
+export type OpenCheck = "none" | "tail" | "quick" | "full";
 
 /** Options of the read-only view. */
 export interface JournalViewOptions {
@@ -35,7 +39,7 @@ export interface JournalOptions {
   sync?: SyncMode;
   /** false: fail with NOT_FOUND instead of creating a missing journal (default true). */
   create?: boolean;
-  /** "quick": SQLite's quick_check and the schema version; "full": fsck of every chain and checkpoint. */
+  /** See OpenCheck; the schema version is always checked. */
   check?: OpenCheck;
   busyTimeoutMs?: number;
   keyframeEvery?: number;
@@ -296,6 +300,11 @@ export interface JournalView {
   /** Whether two positions hold the same stored object (by hash, without rebuilding either). */
   sameContent(a: ObjectPosition, b: ObjectPosition): boolean;
   fsck(): FsckReport;
+  /**
+   * fsck in slices: each next() checks a few thousand rows and yields the count so far; the return
+   * value is the report. Its statements stay open between slices, so use a view of its own.
+   */
+  fsckSteps(): Generator<number, FsckReport, void>;
   sizeBytes(): number;
   recordCount(): number;
   close(): void;

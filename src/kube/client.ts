@@ -1,8 +1,51 @@
 import type { Readable } from "node:stream";
 import type { RequestOptions } from "node:https";
+import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { KubeConfig } from "@kubernetes/client-node";
 import { Agent, request, type Dispatcher } from "undici";
+import { logger } from "../log/logger";
 import { apiErrorFrom, toNetworkError } from "./errors";
+
+const log = logger("kube");
+
+/**
+ * Requests per HTTP/2 connection. Each watch holds one stream for minutes; past this many the pool
+ * opens another connection instead of queueing, and it stays below the server's advertised
+ * MAX_CONCURRENT_STREAMS (250 in kube-apiserver, Go's default), beyond which the HTTP/2 layer would
+ * hold a request back without a word.
+ */
+export const STREAMS_PER_CONNECTION = 100;
+
+/** A request without response headers this long is logged, and again each period after. */
+export const WAITING_WARN_MS = 10_000;
+
+/** The protocol the server picks by ALPN: "h2" lets many watches share one connection. */
+async function negotiatedProtocol(
+  server: string,
+  tls: ConnectionOptions,
+  timeoutMs = 10_000,
+): Promise<"h2" | "http/1.1"> {
+  const url = new URL(server);
+  if (url.protocol !== "https:") return "http/1.1";
+  return new Promise(resolve => {
+    const socket = tlsConnect({
+      ...tls,
+      host: url.hostname,
+      port: Number(url.port || 443),
+      servername: tls.servername ?? (/^[\d.]+$|:/.test(url.hostname) ? undefined : url.hostname),
+      ALPNProtocols: ["h2", "http/1.1"],
+    });
+    const done = (p: "h2" | "http/1.1") => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(p);
+    };
+    // An unreachable server is reported by the first real request, with its own error handling.
+    const timer = setTimeout(() => done("http/1.1"), timeoutMs);
+    socket.once("secureConnect", () => done(socket.alpnProtocol === "h2" ? "h2" : "http/1.1"));
+    socket.once("error", () => done("http/1.1"));
+  });
+}
 
 export interface KubeConfigSource {
   /** Path to a kubeconfig file; default: $KUBECONFIG, ~/.kube/config, then in-cluster. */
@@ -74,9 +117,16 @@ function authConfig(kc: KubeConfig): KubeConfig {
   return copy;
 }
 
-/** An HTTP client for one cluster: auth from KubeConfig, one undici Agent reused for every request. */
+/**
+ * An HTTP client for one cluster: auth from KubeConfig, one undici Agent reused for every request.
+ * Over HTTP/2 (what kube-apiserver offers) watches share connections, STREAMS_PER_CONNECTION each,
+ * as client-go does; over HTTP/1.1 each request has its own connection. Neither caps the number of
+ * connections, so no watch waits for another to end.
+ */
 export class KubeClient {
   private closed = false;
+  /** Start times of requests still waiting for their response headers. */
+  private readonly waiting = new Set<{ at: number }>();
 
   private constructor(
     readonly kubeConfig: KubeConfig,
@@ -84,6 +134,8 @@ export class KubeClient {
     private readonly agent: Agent,
     /** The config auth headers come from (see authConfig). */
     private readonly authKc: KubeConfig,
+    /** The protocol the server negotiated at creation. */
+    readonly protocol: "h2" | "http/1.1",
   ) {}
 
   /** Creates a client; TLS material is read once, auth headers are refreshed per request. */
@@ -93,21 +145,36 @@ export class KubeClient {
     const authKc = authConfig(kc);
     const opts: RequestOptions = {};
     await authKc.applyToHTTPSOptions(opts);
+    const tls = {
+      ca: opts.ca as string | Buffer | undefined,
+      cert: opts.cert as string | Buffer | undefined,
+      key: opts.key as string | Buffer | undefined,
+      rejectUnauthorized: cluster.skipTLSVerify ? false : opts.rejectUnauthorized,
+      servername: opts.servername,
+    };
+    const server = cluster.server.replace(/\/+$/, "");
+    const protocol = await negotiatedProtocol(server, tls);
     const agent = new Agent({
-      connect: {
-        ca: opts.ca as string | Buffer | undefined,
-        cert: opts.cert as string | Buffer | undefined,
-        key: opts.key as string | Buffer | undefined,
-        rejectUnauthorized: cluster.skipTLSVerify ? false : opts.rejectUnauthorized,
-        servername: opts.servername,
-      },
+      connect: tls,
       // Watches are long-lived; our own silence timer decides when one is dead.
       bodyTimeout: 0,
       headersTimeout: 60_000,
       keepAliveTimeout: 30_000,
-      connections: 64,
+      // No cap: a cap on connections is a cap on watches, and the one past it would wait unseen.
+      connections: null,
+      ...(protocol === "h2"
+        ? { allowH2: true, pipelining: STREAMS_PER_CONNECTION, maxConcurrentStreams: 250 }
+        : {}),
     });
-    return new KubeClient(kc, cluster.server.replace(/\/+$/, ""), agent, authKc);
+    log.debug({ server, protocol }, "kube client created");
+    return new KubeClient(kc, server, agent, authKc, protocol);
+  }
+
+  /** Requests that have waited longer than olderThanMs for their response headers (a metric). */
+  waitingRequests(olderThanMs = WAITING_WARN_MS, now = Date.now()): number {
+    let n = 0;
+    for (const w of this.waiting) if (now - w.at >= olderThanMs) n++;
+    return n;
   }
 
   // Exec plugins and token files rotate credentials, so headers are built for every request.
@@ -131,6 +198,16 @@ export class KubeClient {
   ): Promise<Dispatcher.ResponseData> {
     if (this.closed) throw new Error(`client for ${this.server} is closed`);
     const what = `${method} ${path}`;
+    // A request that gets no answer is never silent: it is logged while it waits, and counted.
+    const entry = { at: Date.now() };
+    this.waiting.add(entry);
+    const timer = setInterval(() => {
+      log.warn(
+        { request: what, waitedMs: Date.now() - entry.at, protocol: this.protocol },
+        "request still waiting for the server's answer (a connection or the server is slow)",
+      );
+    }, WAITING_WARN_MS);
+    timer.unref();
     try {
       return await request(this.server + path, {
         method,
@@ -141,6 +218,9 @@ export class KubeClient {
       });
     } catch (err) {
       throw toNetworkError(err, what);
+    } finally {
+      clearInterval(timer);
+      this.waiting.delete(entry);
     }
   }
 

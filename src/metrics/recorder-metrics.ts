@@ -59,6 +59,32 @@ export class RecorderMetrics {
     labelNames: ["code"] as const,
     registers: [this.registry],
   });
+  readonly ready = new Gauge({
+    name: "krply_recorder_ready",
+    help: "1 while the recorder runs; 0 while it starts, retries a failed start, or refuses a damaged journal",
+    registers: [this.registry],
+  });
+  readonly startFailures = new Counter({
+    name: "krply_recorder_start_failures_total",
+    help: "Failed recorder start attempts (each is retried with backoff)",
+    registers: [this.registry],
+  });
+  readonly refused = new Gauge({
+    name: "krply_journal_refused",
+    help: "1 when the journal failed its check and the recorder writes nothing until it is repaired",
+    registers: [this.registry],
+  });
+  readonly requestsWaiting = new Gauge({
+    name: "krply_http_requests_waiting",
+    help: "Requests to the API server that have waited over 10 s for their answer (a connection, or a slow server)",
+    registers: [this.registry],
+  });
+  readonly fsckRuns = new Counter({
+    name: "krply_journal_checks_total",
+    help: "Scheduled full checks of the journal, by result (ok, damaged)",
+    labelNames: ["result"] as const,
+    registers: [this.registry],
+  });
   readonly appendFailures = new Counter({
     name: "krply_journal_append_failures_total",
     help: "Journal appends that failed and rolled back",

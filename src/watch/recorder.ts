@@ -1,11 +1,19 @@
 import type { KrplyConfig } from "../config";
 import { streamIdOf } from "../event";
-import { JournalError, openJournal, type Journal, type JournalOptions } from "../journal";
+import {
+  JournalError,
+  openJournal,
+  openJournalView,
+  type FsckReport,
+  type Journal,
+  type JournalOptions,
+} from "../journal";
 import { clientFor, loadKubeConfig, type KubeClient } from "../kube/client";
 import { serverResources } from "../kube/discovery";
 import { logger } from "../log/logger";
 import { RecorderMetrics } from "../metrics/recorder-metrics";
 import { clusterIdentity, type ClusterIdentity } from "./cluster-identity";
+import { backoffDelay } from "./backoff";
 import { startCheckpointMirror } from "./mirror";
 import { planStreams, resourceOfCrd, selects, specsFor, type Selection } from "./selection";
 import { Supervisor } from "./supervisor";
@@ -23,9 +31,46 @@ export interface RecorderConfig {
   journal?: JournalOptions;
   /** How often the checkpoint mirror may write. */
   mirrorEveryMs: number;
-  /** Delay between attempts to open the journal; 0 fails at once (the CLI). */
+  /**
+   * Delay between attempts to open the journal, and the first delay before a failed start is retried
+   * (doubling up to startRetryMaxMs); 0 fails at once (the CLI).
+   */
   journalRetryMs: number;
+  /** Longest delay between two start attempts; default one minute. */
+  startRetryMaxMs?: number;
+  /** Period of the scheduled full check of the journal; 0 or unset: none (the CLI). */
+  fsckEveryMs?: number;
 }
+
+/**
+ * Where the recorder stands. `retrying`: a start failed (network, discovery) and is tried again with
+ * backoff. `refused`: the journal is damaged; nothing is written until someone repairs it (docs/operations.md).
+ */
+export type RecorderState = "starting" | "retrying" | "running" | "refused" | "stopped";
+
+/** What readiness reports: ready only while the recorder runs. */
+export interface RecorderHealth {
+  state: RecorderState;
+  ready: boolean;
+  /** Failed start attempts since the process started. */
+  failedStarts: number;
+  /** Why the last start failed, or why the journal was refused; null when it never failed. */
+  lastError: string | null;
+}
+
+/** Thrown when the journal fails its check: a damaged file is never written to, and retrying cannot fix it. */
+export class JournalRefusedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "JournalRefusedError";
+  }
+}
+
+const errorText = (err: unknown): string => {
+  const msg = err instanceof Error ? err.message : String(err);
+  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
+  return msg + cause;
+};
 
 /** The recorder's part of the krply configuration (the environment, in the cluster). */
 export function recorderConfigOf(config: KrplyConfig): RecorderConfig {
@@ -35,6 +80,7 @@ export function recorderConfigOf(config: KrplyConfig): RecorderConfig {
     engine: config.engine,
     mirrorEveryMs: config.mirrorEveryMs,
     journalRetryMs: config.journalRetryMs,
+    fsckEveryMs: config.fsckEveryHours * 3_600_000,
   };
 }
 
@@ -47,6 +93,11 @@ export class Recorder {
   private mirror: { tick(): Promise<void>; stop(): void } | null = null;
   private stopped = false;
   private ready: Promise<void> | null = null;
+  private state: RecorderState = "starting";
+  private failedStarts = 0;
+  private lastError: string | null = null;
+  private wakeRetry: (() => void) | null = null;
+  private fsckTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly config: RecorderConfig,
@@ -60,24 +111,100 @@ export class Recorder {
     this.metrics = deps.metrics ?? new RecorderMetrics();
   }
 
-  /** Opens the journal (retrying until it can), then starts every selected stream. */
+  /**
+   * Opens the journal (retrying until it can), then starts every selected stream. A failed start is
+   * retried with backoff until it succeeds or the recorder stops; with journalRetryMs 0 (the CLI) the
+   * first failure rejects instead. A damaged journal is refused: the promise resolves, health() says
+   * why, and nothing is written.
+   */
   start(): Promise<void> {
-    this.ready ??= this.boot();
+    this.ready ??= this.bootWithRetry();
     return this.ready;
   }
 
+  /** The recorder's state for readiness probes: ready only while it runs. */
+  health(): RecorderHealth {
+    return {
+      state: this.state,
+      ready: this.state === "running",
+      failedStarts: this.failedStarts,
+      lastError: this.lastError,
+    };
+  }
+
+  private setState(state: RecorderState): void {
+    this.state = state;
+    this.metrics.ready.set(state === "running" ? 1 : 0);
+    this.metrics.refused.set(state === "refused" ? 1 : 0);
+  }
+
+  private async bootWithRetry(): Promise<void> {
+    this.setState("starting");
+    for (let attempt = 0; ; attempt++) {
+      if (this.stopped) return;
+      try {
+        await this.boot();
+        if (this.stopped) return;
+        this.setState("running");
+        this.scheduleFsck();
+        return;
+      } catch (err) {
+        this.lastError = errorText(err);
+        if (err instanceof JournalRefusedError) {
+          // Retrying cannot repair a file, and re-running the check would only load the disk.
+          this.setState("refused");
+          log.error(
+            { err, path: this.config.journalPath },
+            "the journal is damaged; krply records nothing until it is repaired: run `krply fsck --salvage` (docs/operations.md)",
+          );
+          if (this.config.journalRetryMs === 0) throw err;
+          return;
+        }
+        this.failedStarts++;
+        this.metrics.startFailures.inc();
+        if (this.config.journalRetryMs === 0 || this.stopped) throw err;
+        const delayMs = backoffDelay(
+          attempt,
+          {
+            minMs: Math.max(1, this.config.journalRetryMs),
+            maxMs: this.config.startRetryMaxMs ?? 60_000,
+          },
+          Math.random,
+        );
+        this.setState("retrying");
+        log.error(
+          { err, attempt: attempt + 1, retryMs: delayMs },
+          "recorder start failed; retrying",
+        );
+        await new Promise<void>(resolve => {
+          const t = setTimeout(done, delayMs);
+          function done(): void {
+            clearTimeout(t);
+            resolve();
+          }
+          this.wakeRetry = done;
+        });
+        this.wakeRetry = null;
+      }
+    }
+  }
+
+  /** One start attempt; what an earlier attempt finished (the open journal, the identity) is kept. */
   private async boot(): Promise<void> {
-    this.metrics.journalUp.set(0);
-    const journal = await this.openWithRetry();
-    if (!journal) return;
-    this.journal = journal;
-    this.metrics.journalUp.set(1);
+    if (!this.journal) {
+      this.metrics.journalUp.set(0);
+      const journal = await this.openWithRetry();
+      if (!journal) return;
+      this.journal = journal;
+      this.metrics.journalUp.set(1);
+    }
+    const journal = this.journal;
     const client =
       this.deps.client ??
       (await clientFor(
         loadKubeConfig({ kubeconfig: this.config.kubeconfig, context: this.config.context }),
       ));
-    this.identity = await clusterIdentity(client);
+    this.identity ??= await clusterIdentity(client);
     const discovery = await serverResources(client);
     for (const f of discovery.failed) log.warn(f, "discovery of a group version failed; skipped");
     const { specs, unresolved } = planStreams(
@@ -88,11 +215,13 @@ export class Recorder {
     if (unresolved.length > 0) {
       log.warn({ unresolved }, "selected resources not served yet; a matching CRD will start them");
     }
+    if (this.stopped) return;
     this.supervisor = new Supervisor({
       client,
       journal,
       engine: this.config.engine,
       metrics: this.metrics,
+      onJournalDamaged: err => void this.refuse(errorText(err)),
     });
     for (const s of specs) this.supervisor.add(s);
     log.info({ cluster: this.identity, streams: specs.length }, "recorder started");
@@ -112,11 +241,17 @@ export class Recorder {
     for (;;) {
       if (this.stopped) return null;
       try {
-        // fsck of every chain and checkpoint first: a journal that fails it is not written to.
-        return openJournal(this.config.journalPath, { ...this.config.journal, check: "full" });
+        // The schema and the newest records: start-up stays short however large the file grows.
+        // The full check of every page and chain runs as `krply fsck` and as a scheduled job.
+        return openJournal(this.config.journalPath, { check: "tail", ...this.config.journal });
       } catch (err) {
         const code = err instanceof JournalError ? err.code : "IO";
         this.metrics.journalOpenFailures.inc({ code });
+        if (code === "CORRUPT") {
+          throw new JournalRefusedError(`the journal at ${this.config.journalPath} is damaged`, {
+            cause: err,
+          });
+        }
         if (this.config.journalRetryMs === 0) {
           throw new Error(`cannot open the journal at ${this.config.journalPath}`, { cause: err });
         }
@@ -127,6 +262,83 @@ export class Recorder {
       }
       await new Promise(r => setTimeout(r, this.config.journalRetryMs));
     }
+  }
+
+  private scheduleFsck(): void {
+    const every = this.config.fsckEveryMs ?? 0;
+    if (every <= 0 || this.stopped) return;
+    this.fsckTimer = setTimeout(() => {
+      void this.runScheduledFsck().finally(() => this.scheduleFsck());
+    }, every);
+    this.fsckTimer.unref();
+  }
+
+  /**
+   * The full check of the journal at low priority: through a read-only view of its own, a few
+   * thousand rows per event-loop turn, so the streams keep running. Damage stops recording (refuse).
+   * Returns the report, or null when it did not run (not running, stopped meanwhile, file busy).
+   */
+  async runScheduledFsck(): Promise<FsckReport | null> {
+    if (this.state !== "running") return null;
+    const started = Date.now();
+    let report: FsckReport;
+    try {
+      const view = openJournalView(this.config.journalPath);
+      try {
+        const steps = view.fsckSteps();
+        for (;;) {
+          const r = steps.next();
+          if (r.done) {
+            report = r.value;
+            break;
+          }
+          await new Promise(resolve => setImmediate(resolve));
+          if (this.stopped) {
+            steps.return(undefined as never);
+            return null;
+          }
+        }
+      } finally {
+        view.close();
+      }
+    } catch (err) {
+      const e = err instanceof JournalError ? err : null;
+      if (e?.code !== "CORRUPT") {
+        log.warn({ err }, "scheduled journal check could not run; trying again next time");
+        return null;
+      }
+      report = { ok: false, checked: 0, problems: [e.message] };
+    }
+    this.metrics.fsckRuns.inc({ result: report.ok ? "ok" : "damaged" });
+    log.info(
+      { ok: report.ok, checked: report.checked, ms: Date.now() - started },
+      "scheduled journal check done",
+    );
+    if (!report.ok) await this.refuse(report.problems.slice(0, 5).join("; "));
+    return report;
+  }
+
+  /**
+   * The journal is damaged: stop every stream without committing what is queued (nothing is written
+   * on top of damage), close the journal, and say so once. Only a repair (`krply fsck --salvage`) and
+   * a restart resume recording.
+   */
+  private async refuse(problems: string): Promise<void> {
+    if (this.state === "refused" || this.state === "stopped") return;
+    this.setState("refused");
+    this.lastError = `the journal at ${this.config.journalPath} is damaged: ${problems}`;
+    log.error(
+      { path: this.config.journalPath, problems },
+      "the journal is damaged; krply stopped recording: run `krply fsck --salvage` (docs/operations.md)",
+    );
+    if (this.fsckTimer) clearTimeout(this.fsckTimer);
+    this.mirror?.stop();
+    const sup = this.supervisor;
+    this.supervisor = null;
+    await sup?.halt();
+    this.journal?.close();
+    this.journal = null;
+    this.metrics.journalUp.set(0);
   }
 
   /** Reconcile handler for CustomResourceDefinitions: start or stop the streams of a selected CRD. */
@@ -163,6 +375,8 @@ export class Recorder {
   /** Stops streams (committing what is queued), writes a last mirror, closes the journal. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wakeRetry?.();
+    if (this.fsckTimer) clearTimeout(this.fsckTimer);
     await this.ready?.catch((err: unknown) =>
       log.warn({ err }, "stopping a recorder that had failed to start"),
     );
@@ -170,5 +384,6 @@ export class Recorder {
     this.mirror?.stop();
     await this.mirror?.tick();
     this.journal?.close();
+    if (this.state !== "refused") this.setState("stopped");
   }
 }

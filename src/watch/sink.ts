@@ -40,6 +40,7 @@ export class JournalSink {
   private scheduled = false;
   private waiters: (() => void)[] = [];
   private settledWaiters: (() => void)[] = [];
+  private refused = false;
 
   constructor(
     private readonly journal: Journal,
@@ -55,8 +56,18 @@ export class JournalSink {
     return this.queuedRecords;
   }
 
+  /** Drops everything queued and everything pushed from now on: the journal must not be written. */
+  refuse(): void {
+    this.refused = true;
+    this.queue = [];
+    this.queuedRecords = 0;
+    for (const w of this.waiters.splice(0)) w();
+    for (const w of this.settledWaiters.splice(0)) w();
+  }
+
   /** Queues an item; resolves once the queue has room, not when the item is durable. */
   async push(item: SinkItem): Promise<void> {
+    if (this.refused) return;
     this.queue.push(item);
     this.queuedRecords += item.records.length;
     this.schedule();
@@ -84,6 +95,7 @@ export class JournalSink {
 
   /** Commits up to maxBatch queued records now. */
   flush(): void {
+    if (this.refused) return;
     const take: SinkItem[] = [];
     let n = 0;
     while (this.queue.length > 0 && (take.length === 0 || n < this.opts.maxBatch)) {

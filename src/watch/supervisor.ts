@@ -1,6 +1,6 @@
 import { streamIdOf } from "../event";
 import type { KubeClient } from "../kube/client";
-import type { Journal } from "../journal";
+import { JournalError, type Journal } from "../journal";
 import { logger } from "../log/logger";
 import { RecorderMetrics } from "../metrics/recorder-metrics";
 import { JournalSink, type SinkItem } from "./sink";
@@ -22,6 +22,8 @@ export interface SupervisorOptions {
   random?: () => number;
   /** Called after every commit (benchmarks measure end-to-end lag with it). */
   onCommit?: (items: SinkItem[], committedAt: number) => void;
+  /** Called when an append finds the journal damaged; the owner decides to halt. */
+  onJournalDamaged?: (err: JournalError) => void;
 }
 
 /** Where a stream resumes, from what the journal holds durably. */
@@ -59,7 +61,12 @@ export class Supervisor {
           }
           o.onCommit?.(items, at);
         },
-        onError: () => metrics.appendFailures.inc(),
+        onError: err => {
+          metrics.appendFailures.inc();
+          const cause = err.cause;
+          if (cause instanceof JournalError && cause.code === "CORRUPT")
+            o.onJournalDamaged?.(cause);
+        },
       },
     );
     this.ctx = {
@@ -129,11 +136,18 @@ export class Supervisor {
     this.metrics.streams.set(st.length);
     this.metrics.degraded.set(st.filter(s => s.phase !== "watching").length);
     this.metrics.queueDepth.set(this.sink.depth);
+    this.metrics.requestsWaiting.set(this.o.client.waitingRequests());
     try {
       this.metrics.journalBytes.set(this.o.journal.sizeBytes());
     } catch (err) {
       this.ctx.log.warn({ err }, "cannot read journal size");
     }
+  }
+
+  /** Stops every stream and drops what is queued, committing nothing more (a damaged journal). */
+  async halt(): Promise<void> {
+    this.sink.refuse();
+    await this.stop();
   }
 
   /** Stops every stream; queued records are committed first. */

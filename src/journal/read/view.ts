@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { JournalRecord } from "../../event";
-import { runFsck } from "../maintain/fsck";
+import { toJournalError } from "../errors";
+import { fsckSteps, runFsck, runTailCheck } from "../maintain/fsck";
 import { decodeRow, type Meta } from "../store/rows";
 import { TYPE_CODES } from "../store/schema";
 import type { BodyRow, Store } from "../store/store";
@@ -292,6 +293,22 @@ export class SqliteView implements JournalView {
   fsck(): FsckReport {
     this.live();
     return runFsck(this.store);
+  }
+
+  *fsckSteps(): Generator<number, FsckReport, void> {
+    this.live();
+    try {
+      return yield* fsckSteps(this.store);
+    } catch (err) {
+      // A damaged page makes SQLite throw; callers see it typed (CORRUPT) like every journal error.
+      throw toJournalError(err, `check ${this.path}`);
+    }
+  }
+
+  /** The bounded start-up check (runTailCheck) over the newest rows. */
+  tailCheck(rows: number): FsckReport {
+    this.live();
+    return runTailCheck(this.store, rows);
   }
 
   sizeBytes(): number {
