@@ -32,6 +32,17 @@ describe("loadConfig", () => {
       fsckEveryHours: 24,
       snapshot: { at: { hour: 2, minute: 0 }, everyHours: 24, keep: 7 },
       replay: { approvalTtlMs: 3_600_000, twoPerson: false, gateCacheMs: 3000 },
+      api: {
+        host: "0.0.0.0",
+        port: 8484,
+        auth: "kubernetes",
+        corsOrigins: [],
+        workers: 2,
+        queryTimeoutMs: 15_000,
+        maxQueue: 256,
+        maxBodyBytes: 65_536,
+        shutdownGraceMs: 20_000,
+      },
       logLevel: "info",
     });
   });
@@ -74,8 +85,31 @@ describe("loadConfig", () => {
       fsckEveryHours: 0,
       snapshot: { at: { hour: 23, minute: 59 }, everyHours: 744, keep: 1 },
       replay: { approvalTtlMs: 20_000, twoPerson: true, gateCacheMs: 500 },
+      api: loadConfig({}).api,
       logLevel: "debug",
     });
+  });
+
+  it("parses the query sidecar's settings", () => {
+    const { api } = loadConfig({
+      KRPLY_API_HOST: "127.0.0.1",
+      KRPLY_API_PORT: "0",
+      KRPLY_API_AUTH: "none",
+      KRPLY_API_CORS_ORIGINS: "https://a.example, https://b.example",
+      KRPLY_API_WORKERS: "4",
+      KRPLY_API_QUERY_TIMEOUT_MS: "500",
+    });
+    expect(api).toMatchObject({
+      host: "127.0.0.1",
+      port: 0,
+      auth: "none",
+      corsOrigins: ["https://a.example", "https://b.example"],
+      workers: 4,
+      queryTimeoutMs: 500,
+    });
+    expect(() => loadConfig({ KRPLY_API_AUTH: "maybe" })).toThrow(
+      'KRPLY_API_AUTH="maybe" is invalid: must be kubernetes or none',
+    );
   });
 
   it("counts empty and blank values as unset, as Pepr writes every pepr.env key", () => {

@@ -142,6 +142,48 @@ const fields = {
         "recorder in small slices between its other work; 0 turns them off. Start-up checks only " +
         "the newest records. A check that finds damage stops recording (docs/operations.md).",
     ),
+  KRPLY_API_HOST: z
+    .string()
+    .trim()
+    .min(1)
+    .prefault("0.0.0.0")
+    .describe(
+      "Address the query sidecar listens on. Without authentication (`KRPLY_API_AUTH=none`) it must " +
+        "be a loopback address (127.0.0.1, ::1, localhost); the sidecar refuses to start otherwise.",
+    ),
+  KRPLY_API_PORT: wholeNumber(0, 65535).prefault("8484").describe("Port of the query sidecar."),
+  KRPLY_API_AUTH: z
+    .enum(["kubernetes", "none"], { error: "must be kubernetes or none" })
+    .prefault("kubernetes")
+    .describe(
+      "How the sidecar checks callers: `kubernetes` (a bearer token checked with TokenReview, each " +
+        "action with a SubjectAccessReview on krply.dev virtual resources) or `none` (loopback only).",
+    ),
+  KRPLY_API_CORS_ORIGINS: commaList()
+    .prefault("")
+    .describe(
+      "Browser origins allowed to call the sidecar, comma-separated; empty turns CORS off.",
+    ),
+  KRPLY_API_WORKERS: wholeNumber(1, 16)
+    .prefault("2")
+    .describe("Worker threads for heavy queries (snapshot, diff, search, export, history)."),
+  KRPLY_API_QUERY_TIMEOUT_MS: milliseconds()
+    .prefault("15000")
+    .describe(
+      "Longest a query may take, queue time included; past it the query is cancelled (its worker " +
+        "is replaced) and the caller gets a 503.",
+    ),
+  KRPLY_API_MAX_QUEUE: wholeNumber(1, 100_000)
+    .prefault("256")
+    .describe("Queries that may wait for a worker; more are refused at once with a 503."),
+  KRPLY_API_MAX_BODY_BYTES: wholeNumber(256, 16 * 1024 * 1024)
+    .prefault("65536")
+    .describe("Largest request body the sidecar reads; larger ones get a 413."),
+  KRPLY_API_SHUTDOWN_GRACE_MS: milliseconds()
+    .prefault("20000")
+    .describe(
+      "On SIGTERM, how long in-flight requests may take to finish before their connections close.",
+    ),
   KRPLY_LOG_LEVEL: LogLevelSchema.optional().describe(
     `Level of krply's own logs (${LOG_LEVELS.join(", ")}). Unset: Pepr's \`LOG_LEVEL\`, else \`info\`.`,
   ),
@@ -181,7 +223,21 @@ export interface KrplyConfig {
   fsckEveryHours: number;
   snapshot: SnapshotSettings;
   replay: ReplaySettings;
+  api: ApiSettings;
   logLevel: LogLevel;
+}
+
+/** The query sidecar's settings. */
+export interface ApiSettings {
+  host: string;
+  port: number;
+  auth: "kubernetes" | "none";
+  corsOrigins: string[];
+  workers: number;
+  queryTimeoutMs: number;
+  maxQueue: number;
+  maxBodyBytes: number;
+  shutdownGraceMs: number;
 }
 
 /** How ReplayPlan approvals work and how long the replay gate trusts what it read. */
@@ -304,6 +360,17 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       approvalTtlMs: s.KRPLY_APPROVAL_TTL_SECONDS * 1000,
       twoPerson: s.KRPLY_APPROVAL_TWO_PERSON,
       gateCacheMs: s.KRPLY_GATE_CACHE_MS,
+    },
+    api: {
+      host: s.KRPLY_API_HOST,
+      port: s.KRPLY_API_PORT,
+      auth: s.KRPLY_API_AUTH,
+      corsOrigins: s.KRPLY_API_CORS_ORIGINS,
+      workers: s.KRPLY_API_WORKERS,
+      queryTimeoutMs: s.KRPLY_API_QUERY_TIMEOUT_MS,
+      maxQueue: s.KRPLY_API_MAX_QUEUE,
+      maxBodyBytes: s.KRPLY_API_MAX_BODY_BYTES,
+      shutdownGraceMs: s.KRPLY_API_SHUTDOWN_GRACE_MS,
     },
     logLevel: s.KRPLY_LOG_LEVEL ?? pepr.data.LOG_LEVEL ?? "info",
   };

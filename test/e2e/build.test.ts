@@ -27,6 +27,17 @@ describe("npm run build", () => {
     expect(help).toContain("record");
   });
 
+  it("produces the query sidecar bundle, which loads neither pepr nor the kube client", () => {
+    for (const f of ["main.js", "worker.js"]) {
+      const text = readFileSync(join(dist, "api", f), "utf8");
+      expect(text.length).toBeGreaterThan(10_000);
+      expect(text).not.toMatch(
+        /require\("(pepr|@kubernetes\/client-node|kubernetes-fluent-client)"\)/,
+      );
+      expect(text).not.toContain("node_modules/pepr/");
+    }
+  });
+
   it("produces a Helm chart with the admission webhook and the module secret", () => {
     const chart = join(dist, "krply-chart");
     for (const f of ["Chart.yaml", "values.yaml", "values.schema.json"]) {

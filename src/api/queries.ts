@@ -1,0 +1,398 @@
+// The questions the sidecar answers, as plain functions of a read-only view and a plain input. The
+// same function runs on the main thread or in a pool worker, so inputs and outputs are plain data.
+import { createHash } from "node:crypto";
+import type { JournalRecord, RecordType } from "../event";
+import { openJournal, type GapWindow, type JournalView } from "../journal";
+import {
+  answer,
+  coverageAt,
+  coverageOf,
+  diff,
+  objectAt,
+  recordSnapshot,
+  resolveCluster,
+  resolveKind,
+  search,
+  snapshot,
+  snapshotObjects,
+  storedSnapshots,
+  streamReports,
+  streamsFor,
+  timeline,
+  type Answer,
+  type At,
+  type TimelineEntry,
+} from "../materialize";
+import { ApiError } from "./errors";
+
+/** An object named by a route: kind as typed (deploy, Deployment), name, namespace ("" if cluster-scoped). */
+export interface RefInput {
+  cluster?: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  group?: string;
+}
+
+export interface EventFilters {
+  cluster?: string;
+  stream?: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  since?: string;
+  until?: string;
+  types?: RecordType[];
+}
+
+/** What a query may need besides its view: the writer is opened only for taking a snapshot. */
+export interface QueryContext {
+  journalPath: string;
+  busyTimeoutMs: number;
+  now: () => number;
+}
+
+function cluster(view: JournalView, wanted: string | undefined): string {
+  try {
+    return resolveCluster(view, wanted);
+  } catch (err) {
+    const msg = (err as Error).message.replace("pass --cluster", "pass cluster=");
+    throw new ApiError(/several clusters/.test(msg) ? "unanswerable" : "not_found", msg, [], {
+      cause: err,
+    });
+  }
+}
+
+function kindOf(view: JournalView, clusterId: string, typed: string): string {
+  try {
+    return resolveKind(view, clusterId, typed);
+  } catch (err) {
+    throw new ApiError("not_found", (err as Error).message, [], { cause: err });
+  }
+}
+
+function selectorOf(view: JournalView, ref: RefInput) {
+  const clusterId = cluster(view, ref.cluster);
+  const kind = kindOf(view, clusterId, ref.kind);
+  return { clusterId, kind };
+}
+
+// A cursor is bound to the filters it was made for, so reusing it with others is an error, not a skip.
+function filterKey(f: EventFilters): string {
+  const key = JSON.stringify([
+    f.cluster,
+    f.stream,
+    f.kind,
+    f.namespace,
+    f.name,
+    f.since,
+    f.until,
+    f.types,
+  ]);
+  return createHash("sha256").update(key).digest("base64url").slice(0, 12);
+}
+
+/** Wraps the journal's cursor with the filters it belongs to. */
+export function encodeCursor(journalCursor: string, f: EventFilters): string {
+  return Buffer.from(JSON.stringify({ j: journalCursor, f: filterKey(f) })).toString("base64url");
+}
+
+/** Unwraps a cursor made by encodeCursor for the same filters. */
+export function decodeCursor(cursor: string, f: EventFilters): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    parsed = null;
+  }
+  const c = parsed as { j?: unknown; f?: unknown } | null;
+  if (!c || typeof c.j !== "string" || typeof c.f !== "string") {
+    throw new ApiError("invalid_input", "invalid cursor", [
+      { in: "query", path: "cursor", message: "not a cursor this server made" },
+    ]);
+  }
+  if (c.f !== filterKey(f)) {
+    throw new ApiError("invalid_input", "cursor belongs to other filters", [
+      {
+        in: "query",
+        path: "cursor",
+        message: "was made for different filters; start again without it",
+      },
+    ]);
+  }
+  return c.j;
+}
+
+function gapsFor(view: JournalView, f: EventFilters, nowMs: number): GapWindow[] {
+  const during = {
+    fromMs: f.since ? Date.parse(f.since) : 0,
+    toMs: f.until ? Date.parse(f.until) : nowMs,
+  };
+  const streams = view
+    .streams()
+    .filter(s => f.cluster === undefined || s.key.clusterId === f.cluster)
+    .filter(s => f.stream === undefined || s.streamId === f.stream);
+  return streams.flatMap(s => view.gapWindows(s.streamId, during));
+}
+
+function eventsPage(
+  view: JournalView,
+  f: EventFilters,
+  limit: number,
+  cursor: string | undefined,
+  includeObjects: boolean,
+): { records: JournalRecord[]; nextCursor: string | null } {
+  const page = view.events({
+    clusterId: f.cluster,
+    streamId: f.stream,
+    kind: f.kind,
+    namespace: f.namespace,
+    name: f.name,
+    since: f.since,
+    until: f.until,
+    types: f.types,
+    limit,
+    cursor: cursor === undefined ? undefined : decodeCursor(cursor, f),
+    includeObjects,
+  });
+  return {
+    records: page.records,
+    nextCursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor, f),
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function history(
+  view: JournalView,
+  input: RefInput & { includeStatus: boolean },
+): Answer<TimelineEntry[]> {
+  const { clusterId, kind } = selectorOf(view, input);
+  return timeline(
+    view,
+    clusterId,
+    { kind, namespace: input.namespace, name: input.name, group: input.group },
+    { includeStatus: input.includeStatus },
+  );
+}
+
+/** Every query by name. Each takes (view, input, context) and returns plain data. */
+export const QUERIES = {
+  clusters(view: JournalView, _input: Record<string, never>) {
+    const report = streamReports(view);
+    const byCluster = new Map<
+      string,
+      { clusterId: string; streams: number; openGaps: number; lastObservedAt: string | null }
+    >();
+    for (const s of report.data) {
+      const c = byCluster.get(s.key.clusterId) ?? {
+        clusterId: s.key.clusterId,
+        streams: 0,
+        openGaps: 0,
+        lastObservedAt: null,
+      };
+      c.streams++;
+      c.openGaps += s.openGaps;
+      if (s.lastObservedAt && (!c.lastObservedAt || s.lastObservedAt > c.lastObservedAt))
+        c.lastObservedAt = s.lastObservedAt;
+      byCluster.set(s.key.clusterId, c);
+    }
+    return answer([...byCluster.values()], report.coverage, report.warnings);
+  },
+
+  streams(view: JournalView, input: { cluster?: string }, ctx: QueryContext) {
+    if (input.cluster !== undefined) cluster(view, input.cluster);
+    const report = streamReports(view, input.cluster);
+    const now = ctx.now();
+    // Every field the report holds passes through (down windows join it as the journal learns them).
+    const data = report.data.map(s => ({
+      ...s,
+      lagSeconds: s.lastObservedAt
+        ? Math.max(0, (now - Date.parse(s.lastObservedAt)) / 1000)
+        : null,
+    }));
+    return answer(data, report.coverage, report.warnings);
+  },
+
+  coverage(
+    view: JournalView,
+    input: { cluster?: string; at?: string; namespace?: string },
+    ctx: QueryContext,
+  ) {
+    const clusterId = cluster(view, input.cluster);
+    const atMs = input.at ? Date.parse(input.at) : ctx.now();
+    const streams = streamsFor(view, clusterId, input.namespace);
+    const cov = coverageAt(view, streams, atMs);
+    const warnings = cov.streams.flatMap(s => s.reasons.map(r => `${s.streamId}: ${r}`));
+    const horizon = view.prunedBefore();
+    const pruned = horizon && atMs < Date.parse(horizon) ? horizon : null;
+    const complete = streams.length > 0 && cov.streams.every(s => s.complete);
+    return answer(
+      { clusterId, at: iso(atMs), streams: cov.streams },
+      coverageOf(cov.gaps, pruned, complete),
+      warnings,
+    );
+  },
+
+  events(
+    view: JournalView,
+    input: { filters: EventFilters; limit: number; cursor?: string; objects: boolean },
+    ctx: QueryContext,
+  ) {
+    const f = { ...input.filters };
+    if (f.cluster !== undefined) f.cluster = cluster(view, f.cluster);
+    if (f.kind !== undefined) f.kind = kindOf(view, cluster(view, f.cluster), f.kind);
+    const page = eventsPage(view, f, input.limit, input.cursor, input.objects);
+    const gaps = gapsFor(view, f, ctx.now());
+    const horizon = view.prunedBefore();
+    const pruned = horizon && (!f.since || f.since < horizon) ? horizon : null;
+    return answer(
+      page,
+      coverageOf(gaps, pruned),
+      gaps.length > 0
+        ? [`${gaps.length} gap(s) overlap the range; events in them are unknown`]
+        : [],
+    );
+  },
+
+  /** One page of an export: the same filters as events, records only. */
+  exportPage(view: JournalView, input: { filters: EventFilters; limit: number; cursor?: string }) {
+    return eventsPage(view, input.filters, input.limit, input.cursor, true);
+  },
+
+  /** Coverage of an export, computed before it streams. */
+  exportCoverage(view: JournalView, input: { filters: EventFilters }, ctx: QueryContext) {
+    const f = { ...input.filters };
+    if (f.cluster !== undefined) f.cluster = cluster(view, f.cluster);
+    if (f.kind !== undefined) f.kind = kindOf(view, cluster(view, f.cluster), f.kind);
+    const gaps = gapsFor(view, f, ctx.now());
+    return { filters: f, answer: answer(null, coverageOf(gaps, view.prunedBefore()), []) };
+  },
+
+  history,
+
+  objectAt(view: JournalView, input: RefInput & { at: At }) {
+    const { clusterId, kind } = selectorOf(view, input);
+    return objectAt(
+      view,
+      clusterId,
+      { kind, namespace: input.namespace, name: input.name, group: input.group },
+      input.at,
+    );
+  },
+
+  /** Who changed which field of an object, and when: the attributed changes of its timeline. */
+  attribution(
+    view: JournalView,
+    input: RefInput & { path?: string; since?: string; until?: string; includeStatus: boolean },
+  ) {
+    const t = history(view, input);
+    const rows = t.data
+      .filter(e => e.kind === "version")
+      .filter(e => !input.since || e.observedAt >= input.since)
+      .filter(e => !input.until || e.observedAt <= input.until)
+      .flatMap(e =>
+        e.changes
+          .filter(
+            c =>
+              !input.path ||
+              c.path === input.path ||
+              c.path.startsWith(`${input.path}.`) ||
+              c.path.startsWith(`${input.path}[`),
+          )
+          .map(c => ({
+            observedAt: e.observedAt,
+            resourceVersion: e.resourceVersion,
+            streamId: e.streamId,
+            path: c.path,
+            before: c.before,
+            after: c.after,
+            removed: c.removed,
+            managers: c.managers,
+          })),
+      );
+    return answer(rows, t.coverage, t.warnings);
+  },
+
+  diff(
+    view: JournalView,
+    input: {
+      cluster?: string;
+      before: string;
+      after: string;
+      namespace?: string;
+      includeStatus: boolean;
+    },
+  ) {
+    if (Date.parse(input.after) < Date.parse(input.before)) {
+      throw new ApiError("invalid_input", "after is earlier than before", [
+        { in: "query", path: "after", message: "must not be earlier than before" },
+      ]);
+    }
+    const clusterId = cluster(view, input.cluster);
+    return diff(view, clusterId, input.before, input.after, {
+      namespace: input.namespace,
+      includeStatus: input.includeStatus,
+    });
+  },
+
+  search(
+    view: JournalView,
+    input: { cluster?: string; kind?: string; name: string; labels?: string },
+  ) {
+    const clusterId = input.cluster === undefined ? undefined : cluster(view, input.cluster);
+    const kind =
+      input.kind === undefined ? undefined : kindOf(view, cluster(view, clusterId), input.kind);
+    return search(view, { clusterId, kind, namePrefix: input.name, labelSelector: input.labels });
+  },
+
+  storedSnapshots(view: JournalView, input: { cluster?: string }) {
+    if (input.cluster !== undefined) cluster(view, input.cluster);
+    return storedSnapshots(view, input.cluster);
+  },
+
+  snapshotObjects(view: JournalView, input: { id: string; namespace?: string }) {
+    return snapshotObjects(view, input.id, { namespace: input.namespace });
+  },
+
+  /**
+   * Materializes a snapshot with this view, then stores its SNAPSHOT record through a writer opened
+   * for this one append (busy_timeout waits out the recorder's transactions) and closed at once.
+   */
+  takeSnapshot(
+    view: JournalView,
+    input: { cluster?: string; at?: string; name?: string; objects: boolean; record: boolean },
+    ctx: QueryContext,
+  ) {
+    const clusterId = cluster(view, input.cluster);
+    const at = input.at ?? iso(ctx.now());
+    const name = input.name ?? `api-${at}`;
+    const snap = snapshot(view, clusterId, at, name, { withoutObjects: !input.objects });
+    if (!input.record) return snap;
+    const journal = openJournal(ctx.journalPath, { busyTimeoutMs: ctx.busyTimeoutMs });
+    try {
+      const stored = recordSnapshot(journal, snap.data, new Date(ctx.now()));
+      return { ...snap, data: stored };
+    } finally {
+      journal.close();
+    }
+  },
+} satisfies Record<string, (view: JournalView, input: never, ctx: QueryContext) => unknown>;
+
+export type QueryName = keyof typeof QUERIES;
+export type QueryInput<K extends QueryName> = Parameters<(typeof QUERIES)[K]>[1];
+export type QueryOutput<K extends QueryName> = ReturnType<(typeof QUERIES)[K]>;
+
+/** Runs one query by name. */
+export function runQuery<K extends QueryName>(
+  view: JournalView,
+  name: K,
+  input: QueryInput<K>,
+  ctx: QueryContext,
+): QueryOutput<K> {
+  const fn = QUERIES[name] as (v: JournalView, i: unknown, c: QueryContext) => QueryOutput<K>;
+  if (typeof fn !== "function") throw new ApiError("internal", `unknown query ${String(name)}`);
+  return fn(view, input, ctx);
+}
+
+export type { Answer };

@@ -1,0 +1,168 @@
+// One object: its history, its state at a time or resourceVersion, and who changed which field.
+import { z } from "zod";
+import type { At } from "../../materialize";
+import { READ, route } from "../route";
+import { AnswerOf, anyJson, flag, isoTime, RefParams, refQuery, text } from "../schemas";
+
+/** `at`: an ISO time, or `rv:<resourceVersion>` of the object's stream. */
+const atParam = z
+  .string()
+  .min(1, "at is empty")
+  .max(300, "at is too long")
+  .transform((v, ctx): At => {
+    if (v.startsWith("rv:")) {
+      const rv = v.slice(3);
+      if (!/^[^\s\p{Cc}]{1,256}$/u.test(rv)) {
+        ctx.addIssue({ code: "custom", message: "rv:<resourceVersion> needs a resourceVersion" });
+        return z.NEVER;
+      }
+      return { resourceVersion: rv };
+    }
+    const t = isoTime("at").safeParse(v);
+    if (!t.success) {
+      ctx.addIssue({
+        code: "custom",
+        message: "at must be an ISO 8601 time or rv:<resourceVersion>",
+      });
+      return z.NEVER;
+    }
+    return { time: t.data };
+  })
+  .describe("An ISO 8601 time, or rv:<resourceVersion> (RVs are compared only within one stream).");
+
+const ref = (
+  p: z.output<typeof RefParams>,
+  q: { cluster?: string; namespace?: string; group?: string },
+) => ({
+  cluster: q.cluster,
+  kind: p.kind,
+  name: p.name,
+  namespace: q.namespace ?? "",
+  ...(q.group ? { group: q.group } : {}),
+});
+
+const Provenance = z
+  .object({
+    streamId: z.string(),
+    eventId: z.string(),
+    resourceVersion: z.string(),
+    observedAt: z.string(),
+  })
+  .loose();
+
+export const objectRoutes = [
+  route({
+    method: "GET",
+    path: "/v1/objects/{kind}/{name}/history",
+    summary: "Every recorded change of an object, with gaps in its stream as entries of their own",
+    tag: "objects",
+    action: READ,
+    params: RefParams,
+    query: z.strictObject({ ...refQuery, status: flag(false).describe("Include status changes.") }),
+    response: AnswerOf(
+      z.array(
+        z.object({
+          kind: z.enum(["version", "gap"]),
+          observedAt: z.string(),
+          resourceVersion: z.string().nullable(),
+          watchType: z.string().nullable(),
+          recordType: z.string(),
+          synthetic: z.boolean(),
+          streamId: z.string(),
+          changes: z.array(anyJson),
+          manager: z.string().nullable(),
+          note: z.string().nullable(),
+        }),
+      ),
+    ),
+    handle: async ({ queries, params, query }) => ({
+      json: await queries.run("history", { ...ref(params, query), includeStatus: query.status }),
+    }),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/objects/{kind}/{name}",
+    summary: "The object as it stood at a time or resourceVersion, with provenance",
+    tag: "objects",
+    action: READ,
+    params: RefParams,
+    query: z.strictObject({
+      ...refQuery,
+      at: atParam.optional(),
+      stream: text("stream", 2048)
+        .min(1)
+        .optional()
+        .describe("Stream of an rv: point, when the object is on several."),
+    }),
+    response: AnswerOf(
+      z.object({
+        exists: z.boolean(),
+        object: z
+          .object({
+            kind: z.string(),
+            group: z.string(),
+            namespace: z.string(),
+            name: z.string(),
+            object: anyJson,
+            provenance: Provenance,
+          })
+          .nullable(),
+      }),
+    ),
+    handle: async ({ queries, params, query }) => {
+      let at: At = query.at ?? { time: new Date().toISOString() };
+      if ("resourceVersion" in at && query.stream) at = { ...at, streamId: query.stream };
+      return { json: await queries.run("objectAt", { ...ref(params, query), at }) };
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/v1/objects/{kind}/{name}/attribution",
+    summary: "Who changed which field and when: each recorded field change with its field managers",
+    tag: "objects",
+    action: READ,
+    params: RefParams,
+    query: z.strictObject({
+      ...refQuery,
+      path: text("path", 1024)
+        .min(1)
+        .optional()
+        .describe("Only this field and below, e.g. spec.replicas."),
+      since: isoTime("since").optional(),
+      until: isoTime("until").optional(),
+      status: flag(false).describe("Include status changes."),
+    }),
+    response: AnswerOf(
+      z.array(
+        z.object({
+          observedAt: z.string(),
+          resourceVersion: z.string().nullable(),
+          streamId: z.string(),
+          path: z.string(),
+          before: anyJson,
+          after: anyJson,
+          removed: z.boolean().optional(),
+          managers: z.array(
+            z
+              .object({
+                manager: z.string(),
+                operation: z.string(),
+                time: z.string().nullable(),
+                basis: z.string(),
+              })
+              .loose(),
+          ),
+        }),
+      ),
+    ),
+    handle: async ({ queries, params, query }) => ({
+      json: await queries.run("attribution", {
+        ...ref(params, query),
+        path: query.path,
+        since: query.since,
+        until: query.until,
+        includeStatus: query.status,
+      }),
+    }),
+  }),
+];

@@ -1,0 +1,399 @@
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { z } from "zod";
+import { openJournalView, type JournalView } from "../journal";
+import { logger, type Logger } from "../log/logger";
+import { assertBindAllowed, type Authorizer, type Principal } from "./authorizer";
+import { ApiError, fieldErrors, invalidInput, toApiError, type FieldError } from "./errors";
+import { apiMetrics, type ApiMetrics } from "./metrics";
+import { QueryPool } from "./pool";
+import { runQuery, type QueryName } from "./queries";
+import { openApiDocument } from "./openapi";
+import type { AppInfo, QueryRunner, Reply, Route } from "./route";
+
+export interface ApiServerOptions {
+  journalPath: string;
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  authorizer: Authorizer;
+  /** Origins allowed to call from a browser; empty turns CORS off. */
+  corsOrigins: readonly string[];
+  workers: number;
+  queryTimeoutMs: number;
+  maxQueue: number;
+  maxBodyBytes: number;
+  busyTimeoutMs: number;
+  /** How long shutdown waits for in-flight requests before closing their connections. */
+  shutdownGraceMs: number;
+  routes: readonly Route[];
+  /** Queries run in the worker pool; the rest run on the main thread's view. */
+  offload: ReadonlySet<QueryName>;
+  workerScript?: string;
+  log?: Logger;
+}
+
+export interface ApiServer {
+  url: string;
+  address: AddressInfo;
+  metrics: ApiMetrics;
+  /** Stops accepting, lets in-flight requests finish, then closes the workers and their views. */
+  close(): Promise<void>;
+  readonly closing: boolean;
+}
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path
+    .replace(/[.*+?^$()|[\]\\]/g, "\\$&")
+    .replace(/\{(\w+)\}/g, (_m, n: string) => {
+      names.push(n);
+      return "([^/]+)";
+    });
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** The query string as an object of strings; a repeated key is a field error. */
+function queryObject(params: URLSearchParams): {
+  value: Record<string, string>;
+  errors: FieldError[];
+} {
+  const value: Record<string, string> = {};
+  const errors: FieldError[] = [];
+  for (const [k, v] of params) {
+    if (k in value) errors.push({ in: "query", path: k, message: "given more than once" });
+    value[k] = v;
+  }
+  return { value, errors };
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<string> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > max)
+    throw new ApiError("payload_too_large", `the body is larger than ${max} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new ApiError("payload_too_large", `the body is larger than ${max} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parsePart(
+  where: "path" | "query" | "body",
+  schema: z.ZodType | undefined,
+  input: unknown,
+  errors: FieldError[],
+): unknown {
+  const s = schema ?? z.strictObject({});
+  const r = s.safeParse(input);
+  if (r.success) return r.data;
+  errors.push(...fieldErrors(where, r.error));
+  return undefined;
+}
+
+/** Starts the query sidecar's HTTP server. */
+export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  assertBindAllowed(opts.host, opts.authorizer);
+  const log = opts.log ?? logger("api");
+  const busy = { count: () => 0 };
+  const metrics = apiMetrics(() => busy.count());
+  const workers = new QueryPool({
+    size: opts.workers,
+    timeoutMs: opts.queryTimeoutMs,
+    maxQueue: opts.maxQueue,
+    data: { journalPath: opts.journalPath, busyTimeoutMs: opts.busyTimeoutMs },
+    log,
+    observer: metrics.pool,
+    script: opts.workerScript,
+  });
+  busy.count = () => workers.busy;
+  let view = null as JournalView | null;
+  const mainView = (): JournalView => {
+    view ??= openJournalView(opts.journalPath, { busyTimeoutMs: opts.busyTimeoutMs });
+    return view;
+  };
+  try {
+    mainView();
+    await workers.ready();
+  } catch (err) {
+    await workers.close();
+    view?.close();
+    throw new Error(`cannot open journal ${opts.journalPath}`, { cause: err });
+  }
+  const ctx = {
+    journalPath: opts.journalPath,
+    busyTimeoutMs: opts.busyTimeoutMs,
+    now: () => Date.now(),
+  };
+  const queries: QueryRunner = {
+    run: (name, input) => {
+      if (opts.offload.has(name)) return workers.run(String(name), input) as never;
+      try {
+        return Promise.resolve(runQuery(mainView(), name, input, ctx));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    },
+  };
+
+  const compiled = opts.routes.map(compile);
+  let doc: unknown = null;
+  const app: AppInfo = {
+    notReady: () => {
+      const why: string[] = [];
+      if (closing) why.push("shutting down");
+      if (!view) why.push("journal view is not open");
+      return why;
+    },
+    metricsText: async () => ({
+      contentType: metrics.registry.contentType,
+      text: await metrics.registry.metrics(),
+    }),
+    openapi: () => (doc ??= openApiDocument(opts.routes)),
+  };
+  const cors = new Set(opts.corsOrigins);
+  let closing = false;
+  let inFlight = 0;
+
+  function match(path: string): { c: CompiledRoute; params: Record<string, string> }[] {
+    const out: { c: CompiledRoute; params: Record<string, string> }[] = [];
+    for (const c of compiled) {
+      const m = c.pattern.exec(path);
+      if (!m) continue;
+      const params: Record<string, string> = {};
+      c.names.forEach((n, i) => {
+        try {
+          params[n] = decodeURIComponent(m[i + 1]);
+        } catch {
+          throw new ApiError("invalid_input", "malformed path", [
+            { in: "path", path: n, message: "is not valid percent-encoding" },
+          ]);
+        }
+      });
+      out.push({ c, params });
+    }
+    return out;
+  }
+
+  function sendJson(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      ...headers,
+      "content-type": JSON_TYPE,
+      "content-length": String(Buffer.byteLength(text)),
+      ...(closing ? { connection: "close" } : {}),
+    });
+    res.end(text);
+  }
+
+  function sendError(res: ServerResponse, err: ApiError) {
+    if (res.headersSent) {
+      // A stream already started: the error becomes its last line and the stream ends.
+      res.end(`${JSON.stringify(err.body())}\n`);
+      return;
+    }
+    sendJson(res, err.status, err.body());
+  }
+
+  async function send(res: ServerResponse, reply: Reply, signal: AbortSignal) {
+    if ("json" in reply) {
+      sendJson(res, reply.status ?? 200, reply.json, reply.headers);
+      return;
+    }
+    res.writeHead(reply.status ?? 200, {
+      ...reply.headers,
+      "content-type": reply.contentType,
+      ...(closing ? { connection: "close" } : {}),
+    });
+    try {
+      for await (const chunk of reply.stream) {
+        if (signal.aborted) break;
+        if (!res.write(chunk)) await once(res, "drain", { signal });
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    }
+    res.end();
+  }
+
+  function applyCors(req: IncomingMessage, res: ServerResponse): boolean {
+    const origin = req.headers.origin;
+    if (typeof origin !== "string" || !cors.has(origin)) return false;
+    res.setHeader("access-control-allow-origin", origin);
+    res.setHeader("vary", "Origin");
+    return true;
+  }
+
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const allowed = applyCors(req, res);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://sidecar");
+    } catch {
+      throw new ApiError("invalid_input", "malformed request target");
+    }
+    const found = match(url.pathname);
+    if (found.length === 0) throw new ApiError("not_found", `no route ${url.pathname}`);
+    const method = req.method ?? "GET";
+    if (method === "OPTIONS" && allowed) {
+      res.writeHead(204, {
+        "access-control-allow-methods": [...new Set(found.map(f => f.c.route.method))].join(", "),
+        "access-control-allow-headers": "authorization, content-type",
+        "access-control-max-age": "600",
+      });
+      res.end();
+      return found[0].c.route.path;
+    }
+    const hit = found.find(
+      f => f.c.route.method === method || (method === "HEAD" && f.c.route.method === "GET"),
+    );
+    if (!hit) {
+      res.setHeader("allow", [...new Set(found.map(f => f.c.route.method))].join(", "));
+      throw new ApiError("method_not_allowed", `${method} is not allowed on ${url.pathname}`);
+    }
+    const route = hit.c.route;
+    let principal: Principal = { user: "anonymous", groups: [] };
+    if (route.action) {
+      try {
+        principal = await opts.authorizer.authorize(req.headers, route.action);
+      } catch (err) {
+        throw err instanceof ApiError
+          ? err
+          : new ApiError("unavailable", "cannot check authorization right now", [], { cause: err });
+      }
+    }
+    const errors: FieldError[] = [];
+    const q = queryObject(url.searchParams);
+    errors.push(...q.errors);
+    const params = parsePart("path", route.params, hit.params, errors);
+    const query = parsePart("query", route.query, q.value, errors);
+    let body: unknown = undefined;
+    if (route.body) {
+      const type = String(req.headers["content-type"] ?? "");
+      const raw = await readBody(req, opts.maxBodyBytes);
+      let json: unknown = {};
+      if (raw.trim() !== "") {
+        if (!/^application\/json\b/i.test(type))
+          throw new ApiError("unsupported_media_type", "the body must be application/json");
+        try {
+          json = JSON.parse(raw);
+        } catch {
+          errors.push({ in: "body", path: "", message: "is not valid JSON" });
+        }
+      }
+      if (errors.length === 0 || json !== undefined)
+        body = parsePart("body", route.body, json, errors);
+    }
+    if (errors.length > 0) throw invalidInput(errors);
+    const reply = await route.handle({ params, query, body, principal, queries, req, signal, app });
+    await send(res, reply, signal);
+    return route.path;
+  }
+
+  const server: Server = createServer((req, res) => {
+    inFlight++;
+    const started = process.hrtime.bigint();
+    const abort = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    let routeLabel = "unmatched";
+    res.on("finish", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.requests.inc({
+        route: routeLabel,
+        method: req.method ?? "",
+        status: String(res.statusCode),
+      });
+      metrics.duration.observe({ route: routeLabel, method: req.method ?? "" }, seconds);
+    });
+    res.on("close", () => {
+      inFlight--;
+    });
+    handle(req, res, abort.signal)
+      .then(label => {
+        routeLabel = label;
+      })
+      .catch((err: unknown) => {
+        const e = toApiError(err);
+        if (e.status >= 500 && e.code !== "timeout" && e.code !== "unavailable")
+          log.error({ err, url: req.url }, "request failed");
+        const found = (() => {
+          try {
+            return match(new URL(req.url ?? "/", "http://sidecar").pathname);
+          } catch {
+            return [];
+          }
+        })();
+        routeLabel = found[0]?.c.route.path ?? "unmatched";
+        if (!res.writableEnded) sendError(res, e);
+      });
+  });
+  server.requestTimeout = Math.max(30_000, opts.queryTimeoutMs * 2);
+  server.on("clientError", (_err, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+  });
+
+  server.listen(opts.port, opts.host);
+  try {
+    await once(server, "listening");
+  } catch (err) {
+    await workers.close();
+    view?.close();
+    throw new Error(`cannot listen on ${opts.host}:${opts.port}`, { cause: err });
+  }
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  log.info(
+    { address: `${host}:${address.port}`, auth: opts.authorizer.mode, workers: opts.workers },
+    "query sidecar listening",
+  );
+
+  let closed: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${address.port}`,
+    address,
+    metrics,
+    get closing() {
+      return closing;
+    },
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        const stopped = new Promise<void>(resolve => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const deadline = Date.now() + opts.shutdownGraceMs;
+        while (inFlight > 0 && Date.now() < deadline) await new Promise(r => setTimeout(r, 10));
+        server.closeAllConnections();
+        await stopped;
+        await workers.close();
+        view?.close();
+        view = null;
+        log.info("query sidecar stopped");
+      })();
+      return closed;
+    },
+  };
+}
