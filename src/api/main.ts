@@ -1,37 +1,43 @@
 // Entry point of the query sidecar (dist/api/main.js). It never loads pepr.
 import { loadConfig } from "../config";
 import { logger } from "../log/logger";
+import { clusterReviewApi, kubernetesAuthorizer } from "./auth";
 import { noAuth, type Authorizer } from "./authorizer";
 import { serverOptionsOf } from "./options";
 import { startApiServer } from "./server";
 
 const log = logger("api");
 
-/** The authorizer of a mode. The kubernetes mode comes from ./auth (TokenReview + SubjectAccessReview). */
-function authorizerFor(mode: "kubernetes" | "none"): Authorizer {
-  if (mode === "none") return noAuth;
-  throw new Error(
-    'auth mode "kubernetes" is not available in this build yet; set KRPLY_API_AUTH=none with KRPLY_API_HOST=127.0.0.1',
-  );
+/** The authorizer of a mode: kubernetes asks the API server the sidecar runs against (./auth). */
+async function authorizerFor(
+  mode: "kubernetes" | "none",
+): Promise<{ authorizer: Authorizer; close(): Promise<void> }> {
+  if (mode === "none") return { authorizer: noAuth, close: () => Promise.resolve() };
+  const reviews = await clusterReviewApi();
+  return { authorizer: kubernetesAuthorizer({ api: reviews.api }), close: reviews.close };
 }
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  const auth = await authorizerFor(config.api.auth);
   const server = await startApiServer(
-    serverOptionsOf(config.journalPath, config.api, authorizerFor(config.api.auth)),
+    serverOptionsOf(config.journalPath, config.api, auth.authorizer),
   );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "stopping: no new connections, finishing in-flight requests");
-    server.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    server
+      .close()
+      .then(auth.close)
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));

@@ -8,6 +8,7 @@ import {
   coverageAt,
   coverageOf,
   diff,
+  journalStatus,
   objectAt,
   recordSnapshot,
   resolveCluster,
@@ -198,6 +199,11 @@ export const QUERIES = {
       byCluster.set(s.key.clusterId, c);
     }
     return answer([...byCluster.values()], report.coverage, report.warnings);
+  },
+
+  status(view: JournalView, input: { cluster?: string }) {
+    if (input.cluster !== undefined) cluster(view, input.cluster);
+    return journalStatus(view, input.cluster);
   },
 
   streams(view: JournalView, input: { cluster?: string }, ctx: QueryContext) {

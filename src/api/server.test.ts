@@ -31,12 +31,14 @@ describe("answers", () => {
   it("gives every historical route the Answer shape", async () => {
     const paths = [
       "/v1/clusters",
+      "/v1/status",
       "/v1/streams",
       `/v1/coverage?at=${at(65)}`,
       "/v1/events?limit=3",
       "/v1/objects/deploy/web/history?namespace=shop",
       `/v1/objects/cm/cfg?namespace=shop&at=${at(45)}`,
       "/v1/objects/cm/cfg?namespace=shop&at=rv:11",
+      "/v1/objects/cm/cfg?namespace=shop&rv=11",
       "/v1/objects/deployment/web/attribution?namespace=shop&path=spec",
       `/v1/diff?before=${at(15)}&after=${at(75)}`,
       "/v1/search?name=c",

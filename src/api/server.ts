@@ -103,6 +103,17 @@ function parsePart(
   return undefined;
 }
 
+/** An authorizer's refusal as an ApiError: it may throw its own error type with a status and code. */
+function authFailure(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { status?: unknown; code?: unknown; message?: unknown };
+  const codes = { 401: "unauthenticated", 403: "forbidden", 503: "unavailable" } as const;
+  const code = codes[e?.status as keyof typeof codes];
+  if (code && typeof e.message === "string")
+    return new ApiError(code, e.message, [], { cause: err });
+  return new ApiError("unavailable", "cannot check authorization right now", [], { cause: err });
+}
+
 /** Starts the query sidecar's HTTP server. */
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   assertBindAllowed(opts.host, opts.authorizer);
@@ -279,9 +290,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       try {
         principal = await opts.authorizer.authorize(req.headers, route.action);
       } catch (err) {
-        throw err instanceof ApiError
-          ? err
-          : new ApiError("unavailable", "cannot check authorization right now", [], { cause: err });
+        throw authFailure(err);
       }
     }
     const errors: FieldError[] = [];

@@ -6,6 +6,30 @@ import { AnswerOf, cluster, isoTime, namespace } from "../schemas";
 export const journalRoutes = [
   route({
     method: "GET",
+    path: "/v1/status",
+    summary: "The journal at a glance: size, records, streams by state, open gaps, last snapshot",
+    tag: "journal",
+    action: READ,
+    query: z.strictObject({ cluster }),
+    response: AnswerOf(
+      z
+        .object({
+          journal: z.string(),
+          sizeBytes: z.number(),
+          records: z.number(),
+          clusters: z.array(z.string()),
+          streams: z.number(),
+          streamsByState: z.record(z.string(), z.number()),
+          openGaps: z.number(),
+          prunedBefore: z.string().nullable(),
+          lastSnapshot: z.unknown(),
+        })
+        .loose(),
+    ),
+    handle: async ({ queries, query }) => ({ json: await queries.run("status", query) }),
+  }),
+  route({
+    method: "GET",
     path: "/v1/clusters",
     summary: "Clusters the journal holds, with their stream count, open gaps and last record",
     tag: "journal",

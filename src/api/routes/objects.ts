@@ -1,6 +1,7 @@
 // One object: its history, its state at a time or resourceVersion, and who changed which field.
 import { z } from "zod";
 import type { At } from "../../materialize";
+import { ApiError } from "../errors";
 import { READ, route } from "../route";
 import { AnswerOf, anyJson, flag, isoTime, RefParams, refQuery, text } from "../schemas";
 
@@ -89,6 +90,11 @@ export const objectRoutes = [
     query: z.strictObject({
       ...refQuery,
       at: atParam.optional(),
+      rv: z
+        .string()
+        .regex(/^[^\s\p{Cc}]{1,256}$/u, "must be a resourceVersion")
+        .optional()
+        .describe("A resourceVersion of the object's stream; the same as at=rv:<RV>."),
       stream: text("stream", 2048)
         .min(1)
         .optional()
@@ -110,7 +116,13 @@ export const objectRoutes = [
       }),
     ),
     handle: async ({ queries, params, query }) => {
-      let at: At = query.at ?? { time: new Date().toISOString() };
+      if (query.at !== undefined && query.rv !== undefined) {
+        throw new ApiError("invalid_input", "give at or rv, not both", [
+          { in: "query", path: "rv", message: "cannot be combined with at" },
+        ]);
+      }
+      let at: At =
+        query.at ?? (query.rv ? { resourceVersion: query.rv } : { time: new Date().toISOString() });
       if ("resourceVersion" in at && query.stream) at = { ...at, streamId: query.stream };
       return { json: await queries.run("objectAt", { ...ref(params, query), at }) };
     },
