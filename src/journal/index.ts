@@ -3,3 +3,9 @@ export { openJournal, openJournalView } from "./journal";
 export * from "./types";
 export { overlaps as gapOverlaps } from "./read/gaps";
 export { backupJournal, type BackupOptions, type BackupResult } from "./maintain/backup";
+export {
+  openReplayStore,
+  type ReplayStore,
+  type StoredPlan,
+  type StoredRun,
+} from "./replay/replay-store";

@@ -132,6 +132,35 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX IF NOT EXISTS objects_name ON objects(name);
   `,
+  // v9: replay plans keep their full body here (the ReplayPlan object in the cluster holds only a
+  // summary), with every dry run and apply run of a plan. Nothing here touches records.
+  `
+  CREATE TABLE replay_plans (
+    id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    source_cluster TEXT NOT NULL,
+    target_cluster TEXT NOT NULL,
+    body TEXT NOT NULL
+  );
+  CREATE TABLE replay_dry_runs (
+    seq INTEGER PRIMARY KEY,
+    plan_id TEXT NOT NULL REFERENCES replay_plans(id),
+    digest TEXT NOT NULL,
+    at TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    body TEXT NOT NULL
+  );
+  CREATE INDEX replay_dry_runs_plan ON replay_dry_runs(plan_id, seq);
+  CREATE TABLE replay_runs (
+    run_id TEXT PRIMARY KEY,
+    plan_id TEXT NOT NULL REFERENCES replay_plans(id),
+    at TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    body TEXT NOT NULL
+  );
+  CREATE INDEX replay_runs_plan ON replay_runs(plan_id, at);
+  `,
 ];
 
 /** The schema version this build writes. */
