@@ -226,6 +226,14 @@ export class KubeClient {
 
   /** Sends a request and parses the JSON answer; throws ApiError on non-2xx, NetworkError otherwise. */
   async json<T = unknown>(path: string, req: JsonRequest = {}): Promise<T> {
+    return (await this.jsonWithStatus<T>(path, req)).data;
+  }
+
+  /** Like json, with the HTTP status too (server-side apply answers 201 when it creates). */
+  async jsonWithStatus<T = unknown>(
+    path: string,
+    req: JsonRequest = {},
+  ): Promise<{ status: number; data: T }> {
     const method = req.method ?? "GET";
     const url = withQuery(path, req.query);
     const headers: Record<string, string> = { accept: "application/json" };
@@ -250,7 +258,7 @@ export class KubeClient {
       );
     }
     try {
-      return JSON.parse(text) as T;
+      return { status: res.statusCode, data: JSON.parse(text) as T };
     } catch (err) {
       throw new Error(`${method} ${url}: answer is not JSON`, { cause: err });
     }

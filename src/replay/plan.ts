@@ -54,6 +54,14 @@ const apiVersionOf = (o: MaterializedObject): string => {
   return typeof av === "string" ? av : "";
 };
 
+function streamKeyOf(streamId: string): ReturnType<typeof parseStreamId> | null {
+  try {
+    return parseStreamId(streamId);
+  } catch {
+    return null;
+  }
+}
+
 /** Streams that hold a source namespace's objects (cluster-wide streams hold every namespace). */
 function relevantStreams(streams: StreamCoverage[], sources: string[]): StreamCoverage[] {
   return streams.filter(s => {
@@ -184,21 +192,22 @@ export function buildPlan(input: PlanInput): Plan {
       exclude(`it would carry a source UID at ${carried[0]}; UIDs belong to the source cluster`);
       continue;
     }
-    const resource = (() => {
-      try {
-        return parseStreamId(o.provenance.streamId).resource;
-      } catch {
-        return "";
-      }
-    })();
-    const apiVersion = apiVersionOf(o);
-    const slash = apiVersion.indexOf("/");
+    // Listed objects carry no apiVersion or kind, so both come from the stream that recorded it.
+    const stream = streamKeyOf(o.provenance.streamId);
+    const fromObject = apiVersionOf(o);
+    const version = stream?.version ?? fromObject.slice(fromObject.indexOf("/") + 1);
+    const { apiVersion: _a, kind: _k, ...rest } = manifest;
+    const withType: Record<string, unknown> = {
+      apiVersion: o.group ? `${o.group}/${version}` : version,
+      kind: o.kind,
+      ...rest,
+    };
     kept.push({
       ref: {
         group: o.group,
-        version: slash < 0 ? apiVersion : apiVersion.slice(slash + 1),
+        version,
         kind: o.kind,
-        resource,
+        resource: stream?.resource ?? "",
         namespace: targetNs,
         name,
       },
@@ -208,7 +217,7 @@ export function buildPlan(input: PlanInput): Plan {
         resourceVersion: o.provenance.resourceVersion,
       },
       rank: rankOf(o),
-      manifest,
+      manifest: withType,
       warnings: objWarnings,
     });
   }
