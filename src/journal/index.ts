@@ -8,4 +8,4 @@ export {
   type ReplayStore,
   type StoredPlan,
   type StoredRun,
-} from "./replay/replay-store";
+} from "./plans/replay-store";

@@ -9,6 +9,7 @@ import {
   type DryRunStatus,
   type ReplayPlan,
 } from "./replay-plan-cr";
+import { approvalOf } from "./plan-status";
 import type { ApplyRun, DryRun, Plan } from "./types";
 
 /** The ReplayPlan objects (summary parts) of a plan: refs, digest, source and target. */
@@ -77,11 +78,11 @@ export function approvalProblem(parts: ReplayPlan[], plan: Plan, now: Date): str
     const name = p.metadata.name ?? plan.id;
     if (p.spec.digest !== plan.digest)
       return `ReplayPlan ${name} approves digest ${p.spec.digest}, not the plan's ${plan.digest}`;
-    if (p.spec.approved !== true) return `ReplayPlan ${name} is not approved`;
+    const approval = approvalOf(p, now);
+    if (!approval.approved) return `ReplayPlan ${name} is not approved`;
     if (!p.spec.approvedBy) return `ReplayPlan ${name} has no attested approver`;
-    if (p.spec.approvalExpiresAt && Date.parse(p.spec.approvalExpiresAt) <= now.getTime())
-      return `the approval of ReplayPlan ${name} expired at ${p.spec.approvalExpiresAt}`;
-    if (p.status?.state === "expired") return `the approval of ReplayPlan ${name} expired`;
+    if (approval.expired)
+      return `the approval of ReplayPlan ${name} expired${p.spec.approvalExpiresAt ? ` at ${p.spec.approvalExpiresAt}` : " (it carries no expiry stamp)"}`;
   }
   return null;
 }

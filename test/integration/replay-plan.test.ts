@@ -3,10 +3,15 @@
 import { randomBytes } from "node:crypto";
 import { openReplayStore, type ReplayStore } from "../../src/journal";
 import type { KubeClient } from "../../src/kube/client";
-import { ApplyRefused } from "../../src/replay/apply";
-import { sanitize } from "../../src/replay/sanitize";
-import { approvePlan, applyStored, createPlan, dryRunStored } from "../../src/replay/service";
-import { REPLAY_PLANS_PATH } from "../../src/replay/replay-plan-cr";
+import {
+  ApplyRefused,
+  approvePlan,
+  applyStored,
+  createPlan,
+  dryRunStored,
+  REPLAY_PLANS_PATH,
+  sanitize,
+} from "../../src/replay";
 import { Recorder } from "../../src/watch/recorder";
 import { sharedApiServer, type SharedApiServer } from "../apiserver/shared";
 import { tempJournalPath } from "../support/journal-fixtures";
