@@ -9,6 +9,7 @@ import { registerRecord } from "./commands/record";
 import { registerSearch } from "./commands/search";
 import { registerSnapshot } from "./commands/snapshot";
 import { registerTimeline } from "./commands/timeline";
+import { registerWho } from "./commands/who";
 import { EXIT, explain } from "./errors";
 import { globalOptions, rootProgram } from "./program";
 
@@ -29,6 +30,7 @@ const registrations: ((program: Command) => void)[] = [
   registerFsck,
   registerBackup,
   registerRecord,
+  registerWho,
 ];
 
 /** Builds the complete krply CLI. */

@@ -225,18 +225,31 @@ export function snapshotRecord(
   };
 }
 
-/** Builds an audit correlation record that points at a recorded event by its resource. */
+/**
+ * Builds an audit correlation record that points at a recorded event by its stream and resource.
+ * observedAt is the event's own observedAt, so a reader finds the correlations of an event by its
+ * stream and time. The id names the audit stage and response code: the stages of one request stay
+ * distinct, and ingesting the same audit line again makes the same id.
+ */
 export function auditCorrelationRecord(
-  stream: StreamKey,
+  streamId: string,
+  clusterId: string,
   resource: ResourceRef,
   audit: z.infer<typeof AuditCorrelationSchema>,
   observedAt: string,
 ): JournalRecord {
-  const streamId = streamIdOf(stream);
   return {
     type: "audit_correlation",
-    eventId: recordIdFor("audit", streamId, audit.auditId, resource.uid, resource.resourceVersion),
-    clusterId: stream.clusterId,
+    eventId: recordIdFor(
+      "audit",
+      streamId,
+      audit.auditId,
+      audit.stage,
+      String(audit.code),
+      resource.uid,
+      resource.resourceVersion,
+    ),
+    clusterId,
     streamId,
     observedAt,
     synthetic: false,

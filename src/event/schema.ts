@@ -103,13 +103,27 @@ export const PrunedPayloadSchema = z.object({
   reason: z.enum(["bytes", "age"]),
 });
 
+/**
+ * Who made a recorded change, from the API server's audit log. One record per audit stage of a
+ * request, so a request's RequestReceived and ResponseComplete lines stay two records.
+ */
 export const AuditCorrelationSchema = z.object({
   auditId: z.string(),
+  /** Audit stage: RequestReceived, ResponseStarted, ResponseComplete or Panic. */
+  stage: z.string(),
+  /** HTTP status of the response; 0 for a stage written before the response. */
+  code: z.number().int(),
   user: z.string(),
+  groups: z.array(z.string()).optional(),
+  /** The user an impersonating caller acted as, when it impersonated. */
+  impersonatedUser: z.string().optional(),
   verb: z.string(),
   userAgent: z.string().optional(),
   sourceIPs: z.array(z.string()).optional(),
+  /** The audit event's stageTimestamp (API server clock). */
+  stageTimestamp: z.string().optional(),
 });
+export type AuditCorrelation = z.infer<typeof AuditCorrelationSchema>;
 
 export const JournalRecordSchema = z.object({
   type: RecordTypeSchema,

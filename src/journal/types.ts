@@ -1,4 +1,4 @@
-import type { JournalRecord, RecordType, StreamKey } from "../event";
+import type { JournalRecord, RecordType, ResourceRef, StreamKey } from "../event";
 
 /** How hard SQLite syncs; see docs/consistency.md for what each setting promises. */
 export type SyncMode = "FULL" | "NORMAL";
@@ -241,6 +241,49 @@ export interface PositionFilter {
 /** A coverage change of a stream: it became recordable again, or stopped being recordable. */
 export type CoverageState = NonNullable<JournalRecord["coverage"]>;
 
+/** A change an audit event describes, as the journal can look it up. */
+export interface ChangeKey {
+  clusterId: string;
+  group: string;
+  /** Plural resource, as the audit event's objectRef names it. */
+  resource: string;
+  /** Kind, when the audit event's response names it; else the kinds recorded for the resource. */
+  kind?: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The resourceVersion the write produced; null for a delete whose response names none. */
+  resourceVersion: string | null;
+  /** When the API server finished the request (its clock), the centre of the time window. */
+  atMs: number;
+}
+
+/** The bounds of one change look-up. */
+export interface ChangeSearch {
+  /** Recorded events observed further than this from the audit time are not looked at. */
+  windowMs: number;
+  /** At most this many candidate rows are read per key. */
+  pageSize: number;
+}
+
+/** A recorded event that an audit event describes. */
+export interface ChangeMatch {
+  streamId: string;
+  clusterId: string;
+  observedAt: string;
+  seq: number;
+  watchType: string | null;
+  resource: ResourceRef;
+}
+
+/** A recorded change whose audit correlations a reader wants. */
+export interface RecordedChange {
+  streamId: string;
+  observedAt: string;
+  resourceVersion: string;
+  uid?: string;
+}
+
 /**
  * The journal read-only: long-lived, cheap to query many times, migration-checked at open. Every
  * read of krply goes through one; a view can never append.
@@ -299,6 +342,10 @@ export interface JournalView {
   header(pos: ObjectPosition): JournalRecord;
   /** Whether two positions hold the same stored object (by hash, without rebuilding either). */
   sameContent(a: ObjectPosition, b: ObjectPosition): boolean;
+  /** For each key, the recorded event it describes, or null (bounded by search). */
+  findChanges(keys: readonly ChangeKey[], search: ChangeSearch): (ChangeMatch | null)[];
+  /** For each recorded change, its audit correlation records (one per audit stage). */
+  auditCorrelations(changes: readonly RecordedChange[]): JournalRecord[][];
   fsck(): FsckReport;
   /**
    * fsck in slices: each next() checks a few thousand rows and yields the count so far; the return

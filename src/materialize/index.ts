@@ -32,6 +32,8 @@ export {
 } from "./search";
 export { timeline, type TimelineEntry, type TimelineRef } from "./timeline";
 export { fieldDiff, jsonEqual, type FieldChange } from "./field-diff";
+export { actorOf, actorFromAudit, actorFromManagedFields, actorLabel, type Actor } from "./actor";
+export { changesByActor, type ActorChanges, type ActorChange, type WhoQuery } from "./who";
 export { attributeChange, attributeChanges, type Attribution } from "./attribution";
 export { parseFieldsV1, parseFieldsV1Key, ownership } from "./fields-v1";
 export { formatPath, parsePath, escapeKey, type PathSegment } from "./path";

@@ -1,4 +1,5 @@
 import type { GapWindow, JournalView } from "../journal";
+import { actorOf, type Actor } from "./actor";
 import { answer, coverageOf, type Answer } from "./answer";
 import { attributeChanges } from "./attribution";
 import { fieldDiff } from "./field-diff";
@@ -19,6 +20,8 @@ export interface TimelineEntry {
   changes: AttributedChange[];
   /** The manager shown for the entry: the owner of the first change, if any. */
   manager: string | null;
+  /** Who made the change: the audit log's user when correlated, else managedFields; null for a gap. */
+  actor: Actor | null;
   note: string | null;
 }
 
@@ -42,7 +45,15 @@ export function timeline(
   const entries: TimelineEntry[] = [];
   let prev: Record<string, unknown> | undefined;
   let prevRaw: unknown;
-  for (const rec of history) {
+  const audits = view.auditCorrelations(
+    history.map(h => ({
+      streamId: h.streamId,
+      observedAt: h.observedAt,
+      resourceVersion: h.resource?.resourceVersion ?? "",
+      uid: h.resource?.uid,
+    })),
+  );
+  for (const [i, rec] of history.entries()) {
     if (!rec.object) continue;
     const raw = rec.object as Record<string, unknown>;
     const now = withoutServerFields(raw, opts);
@@ -67,6 +78,8 @@ export function timeline(
         ? `${first.manager} (${first.operation}${first.time ? ` ${first.time}` : ""})`
         : null,
       note,
+      // A relisted version is no change by anyone; its writer is still the one managedFields name.
+      actor: actorOf(rec, prevRaw, audits[i]),
     });
     prev = deleted ? undefined : now;
     prevRaw = deleted ? undefined : raw;
@@ -92,6 +105,7 @@ export function timeline(
         streamId,
         changes: [],
         manager: null,
+        actor: null,
         note: `unknown until ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}`,
       });
     }

@@ -75,4 +75,5 @@ export const warn = {
     `stream ${streamId} now ends at ${now ?? "nothing"} for ${at}, not at the snapshot's watermark ${rv}; records arrived late`,
   snapshotIncomplete: (name: string, id: string, missing: string[]) =>
     `snapshot ${name} (${id}) is incomplete: missing ${missing.join(", ")}`,
+  truncated: (limit: number) => `only the first ${limit} changes were read; narrow the window`,
 };

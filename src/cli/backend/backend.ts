@@ -5,6 +5,7 @@ import type {
   DiffResult,
   JournalStatus,
   ObjectAtData,
+  ActorChanges,
   SearchHit,
   Snapshot,
   SnapshotSummary,
@@ -57,6 +58,14 @@ export interface ExportQuery {
   until?: string;
 }
 
+export interface WhoQueryText {
+  cluster?: string;
+  namespace?: string;
+  since: string;
+  until?: string;
+  limit: number;
+}
+
 /**
  * What every read command asks, whoever answers it: a local journal (view + materialize) or the
  * sidecar over HTTP. Both return materialize's Answer, so the commands print the same either way.
@@ -70,6 +79,8 @@ export interface Backend {
   objectAt(q: ObjectQuery & { at: At }): Promise<ObjectAtAnswer>;
   diff(q: DiffQuery): Promise<Answer<DiffResult>>;
   search(q: SearchQueryText): Promise<Answer<SearchHit[]>>;
+  /** Recorded changes in a window, grouped by actor (audit user, else field manager). */
+  who(q: WhoQueryText): Promise<Answer<ActorChanges[]>>;
   snapshot(q: SnapshotQuery): Promise<Answer<Snapshot>>;
   snapshots(cluster?: string): Promise<Answer<SnapshotSummary[]>>;
   /** Streams records oldest first to onRecord; resolves with how many were sent. */

@@ -1,6 +1,7 @@
 import type { JournalRecord } from "../../event";
 import { openJournal, openJournalView, type Journal, type JournalView } from "../../journal";
 import {
+  changesByActor,
   diff,
   journalStatus,
   objectAt,
@@ -92,6 +93,16 @@ export class LocalBackend implements Backend {
       kind,
       namePrefix: q.namePrefix,
       labelSelector: q.selector,
+    });
+  }
+
+  async who(q: Parameters<Backend["who"]>[0]) {
+    const v = this.v();
+    return changesByActor(v, resolveCluster(v, q.cluster), {
+      namespace: q.namespace,
+      since: q.since,
+      until: q.until,
+      limit: q.limit,
     });
   }
 

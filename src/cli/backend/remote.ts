@@ -182,6 +182,16 @@ export class RemoteBackend implements Backend {
     });
   }
 
+  who(q: Parameters<Backend["who"]>[0]) {
+    return this.get<Awaited<ReturnType<Backend["who"]>>>("/v1/who", {
+      cluster: q.cluster,
+      namespace: q.namespace,
+      since: q.since,
+      until: q.until,
+      limit: q.limit,
+    });
+  }
+
   async snapshot(q: Parameters<Backend["snapshot"]>[0]) {
     const body = {
       cluster: q.cluster,

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { TimelineEntry } from "../../materialize";
+import { actorLabel, type TimelineEntry } from "../../materialize";
 import { printAnswer, table } from "../output";
 import { examples } from "./examples";
 import { optionsOf, parseRef, shortStream, withBackend } from "./common";
@@ -48,12 +48,14 @@ export function registerTimeline(program: Command): void {
         );
         printAnswer(opts, t, entries =>
           table(
-            ["OBSERVED", "RV", "TYPE", "STREAM", "MANAGER", "CHANGE"],
+            ["OBSERVED", "RV", "TYPE", "STREAM", "ACTOR", "SOURCE", "MANAGER", "CHANGE"],
             entries.map(e => [
               e.observedAt,
               e.resourceVersion ?? "-",
               e.kind === "gap" ? "GAP" : `${e.watchType ?? e.recordType}${e.synthetic ? "*" : ""}`,
               shortStream(e.streamId),
+              e.actor ? actorLabel(e.actor) : "-",
+              e.actor?.source ?? "-",
               e.manager ?? "-",
               summary(e),
             ]),

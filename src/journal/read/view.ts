@@ -9,6 +9,10 @@ import type { BodyRow, Store } from "../store/store";
 import {
   JournalError,
   type BaselineMark,
+  type ChangeKey,
+  type ChangeMatch,
+  type ChangeSearch,
+  type RecordedChange,
   type CoverageState,
   type DownWindow,
   type EventPage,
@@ -34,6 +38,7 @@ import { latestAtTime, positionOf, rowOfPosition, type StoredPosition } from "./
 import { queryEvents } from "./events";
 import { controlRecords, objectHistory } from "./history";
 import { listStreams } from "./streams";
+import { ChangeFinder, correlationsOf } from "./audit";
 
 const BASELINE = TYPE_CODES.indexOf("baseline");
 const CHECKPOINT = TYPE_CODES.indexOf("checkpoint");
@@ -288,6 +293,17 @@ export class SqliteView implements JournalView {
     if (x === null || y === null) return false;
     if (typeof x === "string" || typeof y === "string") return x === y;
     return x.equals(y);
+  }
+
+  findChanges(keys: readonly ChangeKey[], search: ChangeSearch): (ChangeMatch | null)[] {
+    this.live();
+    const finder = new ChangeFinder(this.store);
+    return this.store.buckets.withPinnedRange(() => keys.map(k => finder.find(k, search)));
+  }
+
+  auditCorrelations(changes: readonly RecordedChange[]): JournalRecord[][] {
+    this.live();
+    return correlationsOf(this.store, changes);
   }
 
   fsck(): FsckReport {

@@ -161,6 +161,13 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX replay_runs_plan ON replay_runs(plan_id, at);
   `,
+  // v10: audit correlations carry the observedAt of the event they describe, so the correlations
+  // of an event are one probe by (stream, time). Partial: only audit rows enter it, so appends of
+  // events never touch it.
+  `
+  CREATE INDEX IF NOT EXISTS records_audit ON records(stream, observed_at)
+    WHERE type = ${TYPE_CODES.indexOf("audit_correlation")} AND object IS NULL;
+  `,
 ];
 
 /** The schema version this build writes. */

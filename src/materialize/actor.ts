@@ -1,0 +1,109 @@
+import type { JournalRecord } from "../event";
+import type { ManagedFieldsEntry } from "./fields-v1";
+
+/** Who made a recorded change, and how krply knows it. */
+export type Actor =
+  | {
+      /** The API server's audit log named the request. */
+      source: "audit";
+      user: string;
+      impersonatedUser?: string;
+      userAgent?: string;
+      sourceIPs?: string[];
+      verb: string;
+      auditId: string;
+    }
+  | {
+      /** The object's managedFields name the writer: a field manager, not a person. */
+      source: "managedFields";
+      manager: string;
+      operation: string;
+      time: string | null;
+      subresource?: string;
+    }
+  | {
+      /** Neither source says: a delete without an audit event, or an object without managedFields. */
+      source: "unknown";
+      reason: string;
+    };
+
+const STAGE_RANK: Record<string, number> = {
+  ResponseComplete: 0,
+  Panic: 1,
+  ResponseStarted: 2,
+  RequestReceived: 3,
+};
+
+function entriesOf(object: unknown): ManagedFieldsEntry[] {
+  const md = (object as { metadata?: { managedFields?: unknown } } | undefined)?.metadata;
+  return Array.isArray(md?.managedFields) ? (md.managedFields as ManagedFieldsEntry[]) : [];
+}
+
+const entryKey = (e: ManagedFieldsEntry): string =>
+  `${e.manager ?? ""}\u0000${e.operation ?? ""}\u0000${e.subresource ?? ""}`;
+
+/** The actor from audit correlations: the completed stage speaks for its request. */
+export function actorFromAudit(correlations: readonly JournalRecord[]): Actor | null {
+  const audits = correlations.filter(c => c.audit).map(c => c.audit!);
+  if (audits.length === 0) return null;
+  audits.sort((a, b) => (STAGE_RANK[a.stage] ?? 9) - (STAGE_RANK[b.stage] ?? 9));
+  const a = audits[0];
+  const actor: Actor = { source: "audit", user: a.user, verb: a.verb, auditId: a.auditId };
+  if (a.impersonatedUser) actor.impersonatedUser = a.impersonatedUser;
+  if (a.userAgent !== undefined) actor.userAgent = a.userAgent;
+  if (a.sourceIPs) actor.sourceIPs = a.sourceIPs;
+  return actor;
+}
+
+/**
+ * The actor from managedFields: the entry this version wrote, i.e. the newest entry that is new or
+ * changed since the previous version (any newest entry when the previous version is unknown).
+ */
+export function actorFromManagedFields(
+  watchType: string | null,
+  object: unknown,
+  previous: unknown,
+): Actor {
+  if (watchType === "DELETED")
+    return {
+      source: "unknown",
+      reason: "a delete writes no managedFields entry; only an audit log names who deleted",
+    };
+  const now = entriesOf(object);
+  const before = new Map(entriesOf(previous).map(e => [entryKey(e), e.time ?? ""]));
+  const changed =
+    previous === undefined ? now : now.filter(e => before.get(entryKey(e)) !== (e.time ?? ""));
+  const pool = changed.length > 0 ? changed : now;
+  if (pool.length === 0) return { source: "unknown", reason: "the object has no managedFields" };
+  const e = [...pool].sort((a, b) => (b.time ?? "").localeCompare(a.time ?? ""))[0];
+  const actor: Actor = {
+    source: "managedFields",
+    manager: e.manager ?? "(unknown)",
+    operation: e.operation ?? "(unknown)",
+    time: e.time ?? null,
+  };
+  if (e.subresource) actor.subresource = e.subresource;
+  return actor;
+}
+
+/** The actor of a change: audit when correlated, else managedFields. */
+export function actorOf(
+  record: JournalRecord,
+  previous: unknown,
+  correlations: readonly JournalRecord[],
+): Actor {
+  return (
+    actorFromAudit(correlations) ??
+    actorFromManagedFields(record.watchType ?? null, record.object, previous)
+  );
+}
+
+/** A one-line label of an actor, for tables. */
+export function actorLabel(a: Actor): string {
+  if (a.source === "audit") {
+    const as = a.impersonatedUser ? ` as ${a.impersonatedUser}` : "";
+    return `${a.user}${as}`;
+  }
+  if (a.source === "managedFields") return `${a.manager} (${a.operation})`;
+  return "(unknown)";
+}
