@@ -29,6 +29,12 @@ export const CORRELATOR_DEFAULTS = {
 /** Counts of everything the correlator was given, by outcome. */
 export type AuditCounts = Record<AuditResult, number> & { written: number; pending: number };
 
+/**
+ * The stages of one request are written at most its duration apart, which kube-apiserver bounds
+ * by --request-timeout (60 s by default) for every write.
+ */
+const STAGES_APART_MS = 60_000;
+
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete"]);
 
 /** Records of one batch, written in one append. */
@@ -174,7 +180,9 @@ export class Correlator {
         else
           this.early.set(f.auditId, {
             facts: [f],
-            deadline: f.atMs + this.opts.pendingMs,
+            // Measured from arrival, not audit time: an old log read now still brings the
+            // request's completed stage a few lines later.
+            deadline: now + Math.max(this.opts.pendingMs, STAGES_APART_MS),
             source,
           });
         continue;
@@ -182,7 +190,7 @@ export class Correlator {
       const key = this.keyOf(f);
       if (!key) {
         this.count("ignored", source);
-        this.dropEarly(f.auditId);
+        this.dropEarly(f.auditId, "ignored");
         continue;
       }
       lookups.push({ facts: f, key, deadline: f.atMs + this.opts.pendingMs, source });
@@ -235,7 +243,7 @@ export class Correlator {
         this.waiting.push(w);
       } else {
         this.count("unmatched", w.source);
-        this.dropEarly(w.facts.auditId);
+        this.dropEarly(w.facts.auditId, "unmatched");
       }
     }
     if (this.waiting.length > this.opts.maxPending) {
@@ -245,11 +253,11 @@ export class Correlator {
     }
   }
 
-  private dropEarly(auditId: string): void {
+  private dropEarly(auditId: string, result: "ignored" | "unmatched"): void {
     const parked = this.early.get(auditId);
     if (!parked) return;
     this.early.delete(auditId);
-    this.count("ignored", parked.source, parked.facts.length);
+    this.count(result, parked.source, parked.facts.length);
   }
 
   private expireEarly(now: number): void {
