@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Installed packages run the bundled CLI; a source checkout without a build runs the TypeScript via tsx.
+// Installed packages run the bundled CLI (ES modules, see scripts/build-cli.mjs); a source checkout
+// without a build runs the TypeScript via tsx. Installed as `krply` and as the kubectl plugin
+// `kubectl-krply` (krew naming), so `kubectl krply timeline deploy/web -n shop` runs this too.
 const { existsSync } = require("node:fs");
 const { join } = require("node:path");
+const { pathToFileURL } = require("node:url");
 
 const bundled = join(__dirname, "..", "dist", "cli", "krply.js");
 if (existsSync(bundled)) {
-  require(bundled).runCli(process.argv);
+  import(pathToFileURL(bundled).href).then(m => m.runCli(process.argv));
 } else {
   require("tsx/cjs");
   require("../src/cli/main.ts").runCli(process.argv);

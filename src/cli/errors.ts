@@ -1,6 +1,5 @@
 import { CommanderError } from "commander";
-import { ZodError } from "zod";
-import { JournalError } from "../journal";
+import type { JournalError } from "../journal";
 
 /**
  * Exit codes of krply. Scripts can tell "fix your command" from "nothing there" from "the journal is
@@ -61,11 +60,14 @@ function journalMessage(e: JournalError, journal: string | undefined): CliError 
         `${where} does not exist (pass --store FILE or set KRPLY_JOURNAL)`,
         EXIT.NOT_FOUND,
       );
-    case "CORRUPT":
+    case "CORRUPT": {
+      // The innermost cause says what was found (SQLite's "malformed", a failed inflate).
+      const detail = e.cause instanceof Error ? e.cause.message : e.message;
       return new CliError(
-        `${where} is damaged (${firstLine(e.message)}); run \`krply fsck${journal ? ` --store ${journal}` : ""}\``,
+        `${where} is damaged (${firstLine(detail)}); run \`krply fsck${journal ? ` --store ${journal}` : ""}\` to see what`,
         EXIT.DAMAGED,
       );
+    }
     case "INVALID":
       return new CliError(firstLine(e.message), EXIT.USAGE);
     default:
@@ -75,21 +77,31 @@ function journalMessage(e: JournalError, journal: string | undefined): CliError 
 
 const firstLine = (s: string): string => s.split("\n")[0];
 
-function zodMessage(e: ZodError): string {
+// Recognized by shape, not instanceof: importing the journal or zod here would load them for
+// `krply --help`, which needs neither.
+const isJournalError = (e: unknown): e is JournalError =>
+  e instanceof Error && e.name === "JournalError" && typeof (e as JournalError).code === "string";
+
+interface ZodLike {
+  issues: { path: PropertyKey[]; message: string }[];
+}
+const isZodError = (e: unknown): e is ZodLike =>
+  e instanceof Error && e.name === "ZodError" && Array.isArray((e as unknown as ZodLike).issues);
+
+function zodMessage(e: ZodLike): string {
   return e.issues
-    .map(i => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .map(i => (i.path.length > 0 ? `${i.path.map(String).join(".")}: ${i.message}` : i.message))
     .join("; ");
 }
 
 /** Turns any failure into the one line a person reads and the exit code a script checks. */
 export function explain(err: unknown, journal?: string): CliError {
   if (err instanceof CliError) return err;
-  if (err instanceof JournalError) return journalMessage(err, journal);
-  if (err instanceof ZodError) return usage(zodMessage(err));
+  if (isJournalError(err)) return journalMessage(err, journal);
+  if (isZodError(err)) return usage(zodMessage(err));
   if (err instanceof CommanderError) return new CliError(firstLine(err.message), EXIT.USAGE);
   // A wrapper such as "cannot open journal" keeps the journal's typed error as its cause.
-  if (err instanceof Error && err.cause instanceof JournalError)
-    return journalMessage(err.cause, journal);
+  if (err instanceof Error && isJournalError(err.cause)) return journalMessage(err.cause, journal);
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof RangeError) return usage(firstLine(message));
   if (NOT_FOUND_TEXT.some(r => r.test(message))) return notFound(firstLine(message));

@@ -11,7 +11,7 @@ import { registerSnapshot } from "./commands/snapshot";
 import { registerTimeline } from "./commands/timeline";
 import { registerWho } from "./commands/who";
 import { EXIT, explain } from "./errors";
-import { globalOptions, rootProgram } from "./program";
+import { rootProgram } from "./program";
 
 /**
  * Each feature contributes its commands here, so `krply --help` lists everything that exists. A
@@ -40,20 +40,13 @@ export function buildCli(): Command {
   return program;
 }
 
-/** The journal a failure is about, for its message: none when a server answered. */
-function journalOf(program: Command): string | undefined {
-  const o = globalOptions(program);
-  return o.server ? undefined : o.store;
-}
-
 /**
  * Runs the CLI. Every failure becomes one line on stderr and an exit code (see EXIT); commander has
  * already printed its own usage errors, and help exits 0.
  */
 export async function runCli(argv: string[]): Promise<void> {
-  let program: Command | undefined;
   try {
-    program = buildCli();
+    const program = buildCli();
     // Subcommands copy the exit override only when created after it, so set it on each.
     const override = (c: Command): void => {
       c.exitOverride();
@@ -66,12 +59,8 @@ export async function runCli(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
       return;
     }
-    const e = explain(err, program ? journalOf(program) : undefined);
+    const e = explain(err);
     process.stderr.write(`krply: ${e.message}\n`);
     process.exitCode = e.exitCode;
   }
-}
-
-if (require.main === module) {
-  void runCli(process.argv);
 }

@@ -1,4 +1,3 @@
-import { stringify } from "yaml";
 import type { Answer } from "../materialize";
 import type { GlobalOptions } from "./program";
 
@@ -11,18 +10,18 @@ export type Printable<T> = Pick<Answer<T>, "data" | "warnings"> &
  * element of a list on its own line (a single value as one line), then one line with the coverage
  * and warnings.
  */
-export function printAnswer<T>(
+export async function printAnswer<T>(
   opts: Pick<GlobalOptions, "output">,
   answer: Printable<T>,
-  renderText: (data: T) => string,
+  renderText: (data: T) => string | Promise<string>,
   out: NodeJS.WritableStream = process.stdout,
-): void {
+): Promise<void> {
   if (opts.output === "json") {
     out.write(`${JSON.stringify(answer, null, 2)}\n`);
     return;
   }
   if (opts.output === "yaml") {
-    out.write(stringify(answer));
+    out.write(await toYaml(answer));
     return;
   }
   if (opts.output === "ndjson") {
@@ -32,9 +31,17 @@ export function printAnswer<T>(
     out.write(`${JSON.stringify(rest)}\n`);
     return;
   }
-  const text = renderText(answer.data);
+  const text = await renderText(answer.data);
   out.write(text.endsWith("\n") ? text : `${text}\n`);
   for (const w of answer.warnings) out.write(`WARNING: ${w}\n`);
+}
+
+/** YAML text; the yaml package loads only when something is printed as YAML. */
+export async function toYaml(value: unknown): Promise<string> {
+  const yaml = await import("yaml");
+  // A bundled CommonJS module comes back as the default export of its namespace.
+  const { stringify } = (yaml as unknown as { default?: typeof yaml }).default ?? yaml;
+  return stringify(value);
 }
 
 /** Renders rows as an aligned text table. */

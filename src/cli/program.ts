@@ -1,5 +1,4 @@
 import { Command, Option } from "commander";
-import { loadConfig, type Env } from "../config";
 
 /** Output formats: an aligned table for people (text is its old name), the rest for programs. */
 export const OUTPUTS = ["table", "text", "json", "yaml", "ndjson"] as const;
@@ -7,25 +6,32 @@ export const OUTPUTS = ["table", "text", "json", "yaml", "ndjson"] as const;
 /** Options every krply command understands. */
 export interface GlobalOptions {
   output: (typeof OUTPUTS)[number];
-  store: string;
+  /** As given; journalPath() resolves the default. */
+  store?: string;
   /** The query sidecar to ask instead of a local journal. */
   server?: string;
   token?: string;
 }
 
 /**
- * Builds the root `krply` command; each feature adds its subcommands with a register function. The
- * environment is read through src/config.ts, so a bad KRPLY_* variable stops the CLI with its name.
+ * The journal file: --store, else the settings of src/config.ts (KRPLY_JOURNAL; outside the cluster
+ * ./krply.db), so a bad KRPLY_* variable stops the CLI with its name. The config (and zod) loads only
+ * for commands that open a local journal.
  */
-export function rootProgram(env: Env = process.env): Command {
-  // Outside the cluster the journal lives in the working directory unless KRPLY_JOURNAL says otherwise.
-  const config = loadConfig(env, { defaults: { KRPLY_JOURNAL: "krply.db" } });
+export async function journalPath(opts: Pick<GlobalOptions, "store">): Promise<string> {
+  if (opts.store !== undefined) return opts.store;
+  const { loadConfig } = await import("../config");
+  return loadConfig(process.env, { defaults: { KRPLY_JOURNAL: "krply.db" } }).journalPath;
+}
+
+/** Builds the root `krply` command; each feature adds its subcommands with a register function. */
+export function rootProgram(): Command {
   return new Command("krply")
     .description("gap-aware history of Kubernetes objects, with safe replay")
     .addOption(
       new Option("-o, --output <format>", "output format").choices(OUTPUTS).default("table"),
     )
-    .option("--store <path>", "journal file (SQLite); $KRPLY_JOURNAL when set", config.journalPath)
+    .option("--store <path>", "journal file (SQLite) (default: $KRPLY_JOURNAL, else ./krply.db)")
     .option("--server <url>", "ask the krply query sidecar at this URL instead of --store")
     .option(
       "--token <token>",

@@ -313,9 +313,44 @@ export function openJournalView(path: string, options: JournalViewOptions = {}):
     nativeBinding: options.nativeBinding,
   });
   try {
-    return new SqliteView(path, db, new Store(db));
+    return guardReads(new SqliteView(path, db, new Store(db)));
   } catch (err) {
     db.close();
     throw toJournalError(err, `open ${path}`);
   }
+}
+
+/**
+ * A view whose every read failure is a JournalError. The view checks its own inputs with INVALID;
+ * anything else that fails while reading is the file: SQLite's codes map as on the write path, and a
+ * body that does not decode (inflate, a patch, JSON) is CORRUPT, so callers can say "run fsck".
+ */
+function guardReads(view: JournalView): JournalView {
+  const readError = (err: unknown): JournalError => {
+    if (err instanceof JournalError) return err;
+    const code = (err as { code?: unknown })?.code;
+    if (typeof code === "string" && code.startsWith("SQLITE_"))
+      return toJournalError(err, `read ${view.path}`);
+    const msg = err instanceof Error ? err.message : String(err);
+    return new JournalError(
+      `read ${view.path}: cannot decode a stored record (${msg})`,
+      "CORRUPT",
+      {
+        cause: err,
+      },
+    );
+  };
+  return new Proxy(view, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target) as unknown;
+      if (typeof v !== "function" || prop === "close") return v;
+      return (...args: unknown[]) => {
+        try {
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        } catch (err) {
+          throw readError(err);
+        }
+      };
+    },
+  });
 }

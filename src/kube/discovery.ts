@@ -45,17 +45,7 @@ export const ALIASES: Readonly<Record<string, string>> = {
   svc: "services",
 };
 
-/** What the recorder watches when nothing is configured. */
-export const DefaultResources: readonly string[] = [
-  "namespaces",
-  "configmaps",
-  "services",
-  "deployments",
-  "statefulsets",
-  "daemonsets",
-  "runtimeclasses",
-  "pods",
-];
+export { DefaultResources } from "./default-resources";
 
 const ResourceListSchema = z.object({
   groupVersion: z.string(),

@@ -35,6 +35,9 @@ export class LocalBackend implements Backend {
   }
 
   private withWriter<T>(body: (j: Journal) => T): T {
+    // A reader's view of an idle journal is immutable and would not see this write: close it first.
+    this.view?.close();
+    this.view = null;
     const j = openJournal(this.where, { create: false });
     try {
       return body(j);
@@ -111,11 +114,11 @@ export class LocalBackend implements Backend {
       snapshot(v, resolveCluster(v, q.cluster), q.at, q.name ?? `manual-${q.at}`, {
         withoutObjects: !q.objects,
       });
-    if (!q.record) return take(this.v());
-    return this.withWriter(j => {
-      const taken = take(j);
-      return { ...taken, data: recordSnapshot(j, taken.data) };
-    });
+    // Taken through the view (which every commit is visible to), then stored by the writer: a
+    // damaged journal is then reported the same way as by every other reader.
+    const taken = take(this.v());
+    if (!q.record) return taken;
+    return this.withWriter(j => ({ ...taken, data: recordSnapshot(j, taken.data) }));
   }
 
   async snapshots(cluster?: string) {

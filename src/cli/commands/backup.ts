@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { backupJournal, openJournalView } from "../../journal";
-import { CliError, EXIT } from "../errors";
+import { CliError, EXIT, explain } from "../errors";
+import { journalPath } from "../program";
 import { printAnswer, progress } from "../output";
 import { examples } from "./examples";
 import { optionsOf } from "./common";
@@ -25,18 +25,26 @@ export function registerBackup(program: Command): void {
       const opts = optionsOf(cmd);
       if (opts.server) throw new CliError("backup copies a journal file: use --store", EXIT.USAGE);
       if (flags.to.trim() === "") throw new CliError("--to is empty", EXIT.USAGE);
+      const store = await journalPath(opts);
+      const { backupJournal, openJournalView } = await import("../../journal");
       const bar = progress("copying pages");
-      const r = await backupJournal(opts.store, flags.to, {
-        overwrite: flags.force,
-        onProgress: (copied, total) => bar.tick(copied, total),
-      });
-      bar.done();
-      // Opening the copy proves it is a journal of this schema and counts what it holds.
-      const copy = openJournalView(r.path, { idleSnapshot: true });
-      const records = copy.recordCount();
-      const sizeBytes = copy.sizeBytes();
-      copy.close();
-      printAnswer(
+      let r, records, sizeBytes;
+      try {
+        r = await backupJournal(store, flags.to, {
+          overwrite: flags.force,
+          onProgress: (copied, total) => bar.tick(copied, total),
+        });
+        // Opening the copy proves it is a journal of this schema and counts what it holds.
+        const copy = openJournalView(r.path, { idleSnapshot: true });
+        records = copy.recordCount();
+        sizeBytes = copy.sizeBytes();
+        copy.close();
+      } catch (err) {
+        throw explain(err, store);
+      } finally {
+        bar.done();
+      }
+      await printAnswer(
         opts,
         {
           data: { from: opts.store, to: r.path, pages: r.pages, records, sizeBytes },

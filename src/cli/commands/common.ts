@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import type { Backend } from "../backend/backend";
-import { LocalBackend } from "../backend/local";
-import { usage } from "../errors";
-import { globalOptions, type GlobalOptions } from "../program";
+import { explain, usage } from "../errors";
+import { globalOptions, journalPath, type GlobalOptions } from "../program";
 
 const RELATIVE = /^(\d+)(s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 };
@@ -44,18 +43,22 @@ export function optionsOf(cmd: Command): GlobalOptions & { cluster?: string } {
 }
 
 /**
- * The backend the global options name: the sidecar for --server (its HTTP client loads only then),
- * otherwise the local journal of --store.
+ * The backend the global options name: the sidecar for --server, otherwise the local journal of
+ * --store. Each loads only when asked for, so `--help` loads neither.
  */
 export async function backendOf(opts: GlobalOptions): Promise<Backend> {
   if (opts.server) {
     const { RemoteBackend } = await import("../backend/remote");
     return RemoteBackend.connect(opts.server, { token: opts.token });
   }
-  return new LocalBackend(opts.store);
+  const { LocalBackend } = await import("../backend/local");
+  return new LocalBackend(await journalPath(opts));
 }
 
-/** Runs a body with the backend of the options and always closes it. */
+/**
+ * Runs a body with the backend of the options and always closes it; a failure is explained with
+ * the journal it is about.
+ */
 export async function withBackend<T>(
   opts: GlobalOptions,
   body: (b: Backend) => Promise<T>,
@@ -63,6 +66,8 @@ export async function withBackend<T>(
   const b = await backendOf(opts);
   try {
     return await body(b);
+  } catch (err) {
+    throw explain(err, opts.server ? undefined : b.where);
   } finally {
     await b.close();
   }

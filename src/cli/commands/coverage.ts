@@ -19,7 +19,7 @@ export function registerCoverage(program: Command): void {
     .action(async (_f: unknown, cmd: Command) => {
       const opts = optionsOf(cmd);
       const ans = await withBackend(opts, b => b.coverage(opts.cluster));
-      printAnswer(opts, ans, streams =>
+      await printAnswer(opts, ans, streams =>
         table(
           ["CLUSTER", "STREAM", "STATE", "BASELINE", "WATERMARK", "LAST OBSERVED", "GAPS"],
           streams.map(s => [
@@ -53,7 +53,7 @@ export function registerStatus(program: Command): void {
     .action(async (_f: unknown, cmd: Command) => {
       const opts = optionsOf(cmd);
       const ans = await withBackend(opts, b => b.status(opts.cluster));
-      printAnswer(opts, ans, d =>
+      await printAnswer(opts, ans, d =>
         [
           `journal       ${d.journal} (${(d.sizeBytes / 1048576).toFixed(1)} MiB, ${d.records} records)`,
           `clusters      ${d.clusters.join(", ") || "-"}`,

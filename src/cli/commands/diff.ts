@@ -65,7 +65,7 @@ export function registerDiff(program: Command): void {
             includeStatus: flags.status,
           }),
         );
-        printAnswer(opts, d, render);
+        await printAnswer(opts, d, render);
       },
     );
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { openJournalView } from "../../journal";
-import { CliError, EXIT } from "../errors";
+import { CliError, EXIT, explain } from "../errors";
+import { journalPath } from "../program";
 import { printAnswer } from "../output";
 import { examples } from "./examples";
 import { optionsOf } from "./common";
@@ -19,17 +19,26 @@ export function registerFsck(program: Command): void {
         ["krply fsck --store /backups/journal.db -o json", "check a backup, as JSON"],
       ]),
     )
-    .action((_flags: unknown, cmd: Command) => {
+    .action(async (_flags: unknown, cmd: Command) => {
       const opts = optionsOf(cmd);
       if (opts.server) throw new CliError("fsck reads the journal file: use --store", EXIT.USAGE);
-      const v = openJournalView(opts.store, { idleSnapshot: true });
+      const store = await journalPath(opts);
+      const { openJournalView } = await import("../../journal");
       let report;
       try {
-        report = v.fsck();
-      } finally {
-        v.close();
+        const v = openJournalView(store, { idleSnapshot: true });
+        try {
+          report = v.fsck();
+        } finally {
+          v.close();
+        }
+      } catch (err) {
+        const e = explain(err, store);
+        if (e.exitCode !== EXIT.DAMAGED) throw e;
+        // The check itself met the damage: say so without sending the user back to fsck.
+        throw new CliError(e.message.replace(/; run `krply fsck.*$/, ""), EXIT.DAMAGED);
       }
-      printAnswer(opts, { data: { journal: opts.store, ...report }, warnings: [] }, r =>
+      await printAnswer(opts, { data: { journal: store, ...report }, warnings: [] }, r =>
         r.ok
           ? `journal ${r.journal} is healthy (${r.checked} checked)`
           : [

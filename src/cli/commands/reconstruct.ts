@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { stringify } from "yaml";
 import type { At } from "../../materialize";
 import { usage } from "../errors";
-import { printAnswer } from "../output";
+import { printAnswer, toYaml } from "../output";
 import { examples } from "./examples";
 import { optionsOf, parseRef, parseTimeFlag, withBackend } from "./common";
 
@@ -55,11 +54,11 @@ export function registerReconstruct(program: Command): void {
         }),
       );
       const inGap = ans.coverage.gaps.length > 0;
-      printAnswer(opts, ans, a => {
+      await printAnswer(opts, ans, async a => {
         if (!a.object) return `# ${a.kind} ${ref.name} did not exist at that point (see warnings)`;
         const p = a.object.provenance;
         const head = `# ${p.recordType} ${p.watchType ?? ""} rv=${p.resourceVersion} observedAt=${p.observedAt} stream=${p.streamId}${inGap ? " (inside a gap)" : ""}`;
-        return `${head}\n${stringify(a.object.object)}`;
+        return `${head}\n${await toYaml(a.object.object)}`;
       });
     });
 }

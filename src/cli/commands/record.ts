@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { DefaultResources } from "../../kube/discovery";
+import { DefaultResources } from "../../kube/default-resources";
 import type { StreamStatus } from "../../watch/types";
-import { globalOptions } from "../program";
+import { globalOptions, journalPath } from "../program";
 import { table } from "../output";
 
 const collect = (v: string, prev: string[]) => [...prev, ...v.split(",").filter(Boolean)];
@@ -56,7 +56,7 @@ export function registerRecord(program: Command): void {
     )
     .option("-l, --selector <labels>", "label selector", "")
     .action(async (opts: RecordFlags, cmd: Command) => {
-      await runRecord(opts, globalOptions(cmd).store);
+      await runRecord(opts, await journalPath(globalOptions(cmd)));
     });
 }
 

@@ -44,7 +44,7 @@ export function registerSearch(program: Command): void {
           selector: flags.selector,
         }),
       );
-      printAnswer(opts, r, hits =>
+      await printAnswer(opts, r, hits =>
         hits.length === 0
           ? `nothing named ${name}* was ever recorded`
           : table(["KIND", "NAMESPACE", "NAME", "FROM", "TO", "NOTE"], rows(hits)),

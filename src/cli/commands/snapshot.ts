@@ -53,7 +53,7 @@ export function registerSnapshot(program: Command): void {
             record: flags.record,
           }),
         );
-        printAnswer(opts, ans, render);
+        await printAnswer(opts, ans, render);
       },
     );
   cmd
@@ -64,7 +64,7 @@ export function registerSnapshot(program: Command): void {
     .action(async (_flags: unknown, c: Command) => {
       const opts = optionsOf(c);
       const ans = await withBackend(opts, b => b.snapshots(opts.cluster));
-      printAnswer(opts, ans, l =>
+      await printAnswer(opts, ans, l =>
         l.length === 0
           ? "no snapshots"
           : table(

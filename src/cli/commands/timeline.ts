@@ -46,7 +46,7 @@ export function registerTimeline(program: Command): void {
             includeStatus: flags.status,
           }),
         );
-        printAnswer(opts, t, entries =>
+        await printAnswer(opts, t, entries =>
           table(
             ["OBSERVED", "RV", "TYPE", "STREAM", "ACTOR", "SOURCE", "MANAGER", "CHANGE"],
             entries.map(e => [
