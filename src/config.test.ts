@@ -43,6 +43,7 @@ describe("loadConfig", () => {
         maxBodyBytes: 65_536,
         shutdownGraceMs: 20_000,
       },
+      metrics: { host: "0.0.0.0", port: 9464 },
       logLevel: "info",
     });
   });
@@ -70,6 +71,8 @@ describe("loadConfig", () => {
       KRPLY_APPROVAL_TTL_SECONDS: "20",
       KRPLY_APPROVAL_TWO_PERSON: "true",
       KRPLY_GATE_CACHE_MS: "500",
+      KRPLY_METRICS_PORT: "9100",
+      KRPLY_METRICS_HOST: "127.0.0.1",
       KRPLY_LOG_LEVEL: "debug",
     });
     expect(config).toEqual({
@@ -86,8 +89,10 @@ describe("loadConfig", () => {
       snapshot: { at: { hour: 23, minute: 59 }, everyHours: 744, keep: 1 },
       replay: { approvalTtlMs: 20_000, twoPerson: true, gateCacheMs: 500 },
       api: loadConfig({}).api,
+      metrics: { host: "127.0.0.1", port: 9100 },
       logLevel: "debug",
     });
+    expect(loadConfig({ KRPLY_METRICS_PORT: "off" }).metrics).toBeNull();
   });
 
   it("parses the query sidecar's settings", () => {

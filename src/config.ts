@@ -184,6 +184,23 @@ const fields = {
     .describe(
       "On SIGTERM, how long in-flight requests may take to finish before their connections close.",
     ),
+  KRPLY_METRICS_PORT: z
+    .string()
+    .trim()
+    .regex(/^(off|\d+)$/, 'must be a port number or "off"')
+    .transform(v => (v === "off" ? null : Number(v)))
+    .pipe(z.number().max(65535, "must be at most 65535").nullable())
+    .prefault("9464")
+    .describe(
+      "Port of the watcher's Prometheus endpoint (`GET /metrics`) with the recorder's metrics. " +
+        "Pepr's own port serves only Pepr's registry. `0` picks a free port; `off` serves none.",
+    ),
+  KRPLY_METRICS_HOST: z
+    .string()
+    .trim()
+    .min(1)
+    .prefault("0.0.0.0")
+    .describe("Address the recorder's metrics endpoint listens on."),
   KRPLY_LOG_LEVEL: LogLevelSchema.optional().describe(
     `Level of krply's own logs (${LOG_LEVELS.join(", ")}). Unset: Pepr's \`LOG_LEVEL\`, else \`info\`.`,
   ),
@@ -224,6 +241,8 @@ export interface KrplyConfig {
   snapshot: SnapshotSettings;
   replay: ReplaySettings;
   api: ApiSettings;
+  /** The recorder's /metrics endpoint; null when it is off. */
+  metrics: { host: string; port: number } | null;
   logLevel: LogLevel;
 }
 
@@ -372,6 +391,10 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       maxBodyBytes: s.KRPLY_API_MAX_BODY_BYTES,
       shutdownGraceMs: s.KRPLY_API_SHUTDOWN_GRACE_MS,
     },
+    metrics:
+      s.KRPLY_METRICS_PORT === null
+        ? null
+        : { host: s.KRPLY_METRICS_HOST, port: s.KRPLY_METRICS_PORT },
     logLevel: s.KRPLY_LOG_LEVEL ?? pepr.data.LOG_LEVEL ?? "info",
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import { json, listOf, cm, startFakeApi, type FakeApi, type Responder } from "../test/fakeapi";
@@ -24,6 +24,9 @@ function capturedLog(): {
 }
 
 const ERROR = 50;
+
+// Tests listen on loopback only, on a free port.
+const LOOPBACK_METRICS = { KRPLY_METRICS_HOST: "127.0.0.1", KRPLY_METRICS_PORT: "0" };
 
 async function until<T>(
   what: string,
@@ -100,6 +103,7 @@ describe("Runtime", () => {
     const { log } = capturedLog();
     runtime = new Runtime({
       env: {
+        ...LOOPBACK_METRICS,
         PEPR_WATCH_MODE: "true",
         KRPLY_JOURNAL: tmp.path,
         KRPLY_RESOURCES: "configmaps,widgets.example.com",
@@ -135,7 +139,12 @@ describe("Runtime", () => {
   it("snapshots through the recorder's journal and logs what it took", async () => {
     const { log, lines } = capturedLog();
     runtime = new Runtime({
-      env: { PEPR_WATCH_MODE: "true", KRPLY_JOURNAL: tmp.path, KRPLY_RESOURCES: "configmaps" },
+      env: {
+        ...LOOPBACK_METRICS,
+        PEPR_WATCH_MODE: "true",
+        KRPLY_JOURNAL: tmp.path,
+        KRPLY_RESOURCES: "configmaps",
+      },
       client,
       log,
     });
@@ -166,7 +175,12 @@ describe("Runtime", () => {
     const { log, lines } = capturedLog();
     const missing = join(tmp.dir, "no-such-dir", "journal.db");
     runtime = new Runtime({
-      env: { PEPR_WATCH_MODE: "true", KRPLY_JOURNAL: missing, KRPLY_JOURNAL_RETRY_MS: "20" },
+      env: {
+        ...LOOPBACK_METRICS,
+        PEPR_WATCH_MODE: "true",
+        KRPLY_JOURNAL: missing,
+        KRPLY_JOURNAL_RETRY_MS: "20",
+      },
       client,
       log,
     });
@@ -187,6 +201,43 @@ describe("Runtime", () => {
       }),
     );
   });
+
+  it("serves the recorder's metrics at /metrics on its own port: every name docs/recorder.md lists", async () => {
+    runtime = new Runtime({
+      env: {
+        ...LOOPBACK_METRICS,
+        PEPR_WATCH_MODE: "true",
+        KRPLY_JOURNAL: tmp.path,
+        KRPLY_RESOURCES: "configmaps",
+      },
+      client,
+      log: capturedLog().log,
+    });
+    const recorder = runtime.recorder()!;
+    await until("the configmaps stream watching", () =>
+      recorder.status().some(s => s.key.resource === "configmaps" && s.phase === "watching"),
+    );
+    const port = await runtime.metricsPort();
+    expect(port).toBeGreaterThan(0);
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await res.text();
+    const doc = readFileSync(join(__dirname, "..", "docs", "recorder.md"), "utf8");
+    const section = doc.slice(
+      doc.indexOf("## Metrics"),
+      doc.indexOf("\n## ", doc.indexOf("## Metrics") + 3),
+    );
+    const documented = [...new Set([...section.matchAll(/`(krply_[a-z_]+)/g)].map(m => m[1]))];
+    expect(documented.length).toBeGreaterThanOrEqual(13);
+    for (const name of documented) expect(text).toMatch(new RegExp(`^# TYPE ${name} `, "m"));
+    // What the recorder did shows up: the baseline of the one ConfigMap.
+    expect(text).toMatch(/^krply_events_ingested_total\{[^}]*type="baseline"[^}]*\} [1-9]/m);
+    expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+    await runtime.stop();
+    runtime = undefined;
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+  }, 30_000);
 
   it("neither records nor snapshots where Pepr does not watch, and touches no journal", async () => {
     const { log, lines } = capturedLog();

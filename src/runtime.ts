@@ -2,6 +2,7 @@ import { loadConfig, type Env, type KrplyConfig } from "./config";
 import type { KubeClient } from "./kube/client";
 import { logger, type Logger } from "./log/logger";
 import { nightlyConfigOf, runScheduledSnapshot, type NightlyResult } from "./materialize";
+import { serveMetrics, type MetricsServer } from "./metrics/serve";
 import { Recorder, recorderConfigOf } from "./watch/recorder";
 
 /** What a runtime reads and talks to; the capabilities pass process.env, tests pass their own. */
@@ -38,6 +39,7 @@ export class Runtime {
   private loaded: Loaded | undefined;
   private built: Recorder | null | undefined;
   private mirrorTo: MirrorWriter | null = null;
+  private metricsServer: Promise<MetricsServer | null> | null = null;
   private readonly log: Logger;
 
   constructor(private readonly options: RuntimeOptions) {
@@ -97,7 +99,30 @@ export class Runtime {
     recorder
       .start()
       .catch((err: unknown) => this.log.error({ err }, "krply recorder failed to start"));
+    this.metricsServer = this.serveRecorderMetrics(recorder, config.metrics);
     return recorder;
+  }
+
+  /** The recorder's metrics endpoint, where this process records and it is on; never rejects. */
+  private async serveRecorderMetrics(
+    recorder: Recorder,
+    at: KrplyConfig["metrics"],
+  ): Promise<MetricsServer | null> {
+    if (!at) return null;
+    try {
+      const server = await serveMetrics(recorder.metrics.registry, at);
+      this.log.info({ host: at.host, port: server.port }, "krply metrics served at /metrics");
+      return server;
+    } catch (err) {
+      // Recording matters more than its metrics: a taken port is logged, not fatal.
+      this.log.error({ err, ...at }, "krply metrics endpoint failed to start");
+      return null;
+    }
+  }
+
+  /** The port of the recorder's /metrics endpoint once it listens; null where none is served. */
+  async metricsPort(): Promise<number | null> {
+    return (await this.metricsServer)?.port ?? null;
   }
 
   /** Pepr's Store is ready: the checkpoint mirror writes into it from now on, and recording starts. */
@@ -171,6 +196,7 @@ export class Runtime {
   /** Stops the recorder, if one was built, committing what it has queued. */
   async stop(): Promise<void> {
     await this.built?.stop();
+    await (await this.metricsServer)?.close();
   }
 }
 

@@ -18,7 +18,7 @@ export function registerBackup(program: Command): void {
       "after",
       examples([
         ["krply backup --to /backups/krply-$(date +%F).db", "copy ./krply.db while it records"],
-        ["krply --store /var/lib/krply/journal.db backup --to j.db", "copy another journal"],
+        ["krply --store /data/krply.db backup --to copy.db", "copy another journal"],
       ]),
     )
     .action(async (flags: { to: string; force: boolean }, cmd: Command) => {
