@@ -13,9 +13,9 @@ function capture(): { out: Writable; text: () => string } {
 }
 
 describe("printAnswer", () => {
-  it("prints warnings beside a text answer", () => {
+  it("prints warnings beside a text answer", async () => {
     const c = capture();
-    printAnswer(
+    await printAnswer(
       { output: "text" },
       { data: 3, warnings: ["gap in configmaps"] },
       n => `n=${n}`,
@@ -24,10 +24,33 @@ describe("printAnswer", () => {
     expect(c.text()).toBe("n=3\nWARNING: gap in configmaps\n");
   });
 
-  it("keeps warnings inside machine-readable output", () => {
+  it("keeps warnings inside machine-readable output", async () => {
     const c = capture();
-    printAnswer({ output: "json" }, { data: { a: 1 }, warnings: ["w"] }, () => "", c.out);
+    await printAnswer({ output: "json" }, { data: { a: 1 }, warnings: ["w"] }, () => "", c.out);
     expect(JSON.parse(c.text())).toEqual({ data: { a: 1 }, warnings: ["w"] });
+  });
+
+  it("prints ndjson as one line per list item, then coverage and warnings", async () => {
+    const c = capture();
+    await printAnswer(
+      { output: "ndjson" },
+      { data: [{ a: 1 }, { a: 2 }], warnings: ["w"] },
+      () => "",
+      c.out,
+    );
+    expect(
+      c
+        .text()
+        .split("\n")
+        .filter(Boolean)
+        .map(l => JSON.parse(l)),
+    ).toEqual([{ a: 1 }, { a: 2 }, { warnings: ["w"] }]);
+  });
+
+  it("prints YAML", async () => {
+    const c = capture();
+    await printAnswer({ output: "yaml" }, { data: { a: 1 }, warnings: [] }, () => "", c.out);
+    expect(c.text()).toBe("data:\n  a: 1\nwarnings: []\n");
   });
 });
 
