@@ -64,7 +64,7 @@ export function registerWho(program: Command): void {
             limit,
           }),
         );
-        printAnswer(opts, r, groups =>
+        await printAnswer(opts, r, groups =>
           groups.length === 0
             ? "no recorded changes in that window"
             : [
