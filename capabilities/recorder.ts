@@ -12,7 +12,10 @@ const { When, Store } = RecorderCapability;
 
 // The runtime records only in the watcher controller; elsewhere these handlers do nothing.
 Store.onReady(() => {
-  processRuntime().storeReady(value => Store.setItem("checkpoints", value));
+  processRuntime().storeReady(
+    value => Store.setItem("checkpoints", value),
+    () => Store.getItem("checkpoints"),
+  );
 });
 
 When(a.CustomResourceDefinition)

@@ -28,6 +28,8 @@ export type SnapshotRun = { ok: true; result: NightlyResult } | { ok: false; err
 
 /** Writes the checkpoint mirror somewhere other pods can read it (the Pepr Store). */
 export type MirrorWriter = (value: string) => void | Promise<void>;
+/** Reads the checkpoint mirror back (the Pepr Store), to detect a lost journal at start. */
+export type MirrorReader = () => string | null | undefined;
 
 type Loaded = { config: KrplyConfig } | { error: unknown };
 
@@ -40,6 +42,7 @@ export class Runtime {
   private built: Recorder | null | undefined;
   private mirrorTo: MirrorWriter | null = null;
   private metricsServer: Promise<MetricsServer | null> | null = null;
+  private mirrorFrom: MirrorReader | null = null;
   private readonly log: Logger;
 
   constructor(private readonly options: RuntimeOptions) {
@@ -94,6 +97,8 @@ export class Runtime {
         if (!this.mirrorTo) throw new Error("the Pepr Store is not ready yet");
         return this.mirrorTo(value);
       },
+      // Built before the Store was ready (a CRD reconcile came first), the check has nothing to read.
+      readMirror: () => this.mirrorFrom?.() ?? null,
     });
     this.built = recorder;
     recorder
@@ -125,9 +130,13 @@ export class Runtime {
     return (await this.metricsServer)?.port ?? null;
   }
 
-  /** Pepr's Store is ready: the checkpoint mirror writes into it from now on, and recording starts. */
-  storeReady(write: MirrorWriter): Recorder | null {
+  /**
+   * Pepr's Store is ready: the checkpoint mirror writes into it from now on, the recorder reads it
+   * back once at start to detect a lost journal, and recording starts.
+   */
+  storeReady(write: MirrorWriter, read?: MirrorReader): Recorder | null {
     this.mirrorTo = write;
+    this.mirrorFrom = read ?? null;
     return this.recorder();
   }
 

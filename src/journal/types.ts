@@ -299,6 +299,8 @@ export interface JournalView {
   gaps(streamId?: string): JournalRecord[];
   /** Gap windows, optionally of one stream and only those overlapping a range. */
   gapWindows(streamId?: string, during?: TimeRange): GapWindow[];
+  /** Whether the stream holds a record at this resourceVersion (an event, marker or checkpoint). */
+  hasResourceVersion(streamId: string, rv: string): boolean;
   /** Recorder down windows, optionally of one stream and only those overlapping a range. */
   downWindows(streamId?: string, during?: TimeRange): DownWindow[];
   snapshots(): JournalRecord[];

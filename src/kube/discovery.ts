@@ -91,6 +91,36 @@ export function parseResourceList(raw: unknown): ApiResource[] {
     }));
 }
 
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+const STABILITY = { "": 3, beta: 2, alpha: 1 } as const;
+
+/**
+ * Kubernetes' version priority (apimachinery's CompareKubeAwareVersionStrings): GA before beta before
+ * alpha, higher numbers first, and names that are not kube-like last, in alphabetical order.
+ * Negative when a comes first.
+ */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  const x = KUBE_VERSION.exec(a);
+  const y = KUBE_VERSION.exec(b);
+  if (!x && !y) return a.localeCompare(b);
+  if (!x) return 1;
+  if (!y) return -1;
+  const sx = STABILITY[(x[2] ?? "") as keyof typeof STABILITY];
+  const sy = STABILITY[(y[2] ?? "") as keyof typeof STABILITY];
+  if (sx !== sy) return sy - sx;
+  if (x[1] !== y[1]) return Number(y[1]) - Number(x[1]);
+  return Number(y[3] ?? 0) - Number(x[3] ?? 0);
+}
+
+/**
+ * The version a group's discovery prefers among the versions it serves: the first by Kubernetes'
+ * version priority, which is how the API server picks a CRD group's preferredVersion. The one rule
+ * for which version krply streams, whether it learns a resource from discovery or from its CRD.
+ */
+export function preferredVersionOf(served: readonly string[]): string | undefined {
+  return [...served].sort(compareKubeAwareVersions)[0];
+}
+
 /** The preferred group versions from /apis, one per group, so no resource is streamed twice. */
 export function preferredGroupVersions(raw: unknown): string[] {
   return GroupListSchema.parse(raw).groups.map(

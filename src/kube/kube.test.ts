@@ -3,10 +3,12 @@ import { clusterIdOf } from "../watch/cluster-identity";
 import { planStreams, resourceOfCrd } from "../watch/selection";
 import {
   collectionPath,
+  compareKubeAwareVersions,
   DefaultResources,
   findResource,
   parseResourceList,
   preferredGroupVersions,
+  preferredVersionOf,
   resolveResource,
 } from "./discovery";
 import { ApiError, apiErrorFrom, apiErrorFromStatus, parseRetryAfter } from "./errors";
@@ -240,5 +242,34 @@ describe("selection and cluster identity", () => {
       "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://h:1'}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n",
     );
     expect(kc.getCurrentCluster()?.server).toBe("https://h:1");
+  });
+});
+
+describe("version priority", () => {
+  it("orders versions as the API server does for a group's preferred version", () => {
+    const sorted = [
+      "v1alpha1",
+      "foo",
+      "v2beta1",
+      "v1",
+      "v10",
+      "v2",
+      "v1beta2",
+      "v1beta1",
+      "bar",
+    ].sort(compareKubeAwareVersions);
+    expect(sorted).toEqual([
+      "v10",
+      "v2",
+      "v1",
+      "v2beta1",
+      "v1beta2",
+      "v1beta1",
+      "v1alpha1",
+      "bar",
+      "foo",
+    ]);
+    expect(preferredVersionOf(["v1", "v2beta1"])).toBe("v1");
+    expect(preferredVersionOf([])).toBeUndefined();
   });
 });

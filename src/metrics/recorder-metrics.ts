@@ -21,6 +21,12 @@ export class RecorderMetrics {
     labelNames: ["stream", "kind"] as const,
     registers: [this.registry],
   });
+  readonly watchErrors = new Counter({
+    name: "krply_watch_errors_total",
+    help: "ERROR events inside a watch (410 Gone included), by stream and status code",
+    labelNames: ["stream", "code"] as const,
+    registers: [this.registry],
+  });
   readonly malformed = new Counter({
     name: "krply_malformed_lines_total",
     help: "Watch lines that failed to parse",

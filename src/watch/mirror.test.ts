@@ -1,4 +1,4 @@
-import { mirrorTick, startCheckpointMirror } from "./mirror";
+import { lostStreams, mirrorTick, parseMirror, startCheckpointMirror } from "./mirror";
 
 describe("mirrorTick", () => {
   it("writes one coalesced value, and nothing while the watermarks are unchanged", () => {
@@ -41,5 +41,48 @@ describe("startCheckpointMirror", () => {
     } finally {
       mirror.stop();
     }
+  });
+});
+
+describe("lostStreams", () => {
+  const a = "c1/-/v1/configmaps/shop/-";
+  const b = "c1/apps/v1/deployments/shop/-";
+  const other = "c2/-/v1/configmaps/shop/-";
+  const marks = { [a]: "50", [b]: "70", [other]: "9" };
+
+  it("finds nothing when the journal holds every mirrored RV of this cluster", () => {
+    const held: Record<string, string[]> = { [a]: ["40", "50", "60"], [b]: ["70"] };
+    const lost = lostStreams(marks, "c1", {
+      lastRv: id => held[id]?.at(-1),
+      hasResourceVersion: (id, rv) => held[id]?.includes(rv) ?? false,
+    });
+    expect(lost).toEqual([]);
+  });
+
+  it("names every stream of this cluster when the journal is empty, and skips other clusters", () => {
+    const lost = lostStreams(marks, "c1", {
+      lastRv: () => undefined,
+      hasResourceVersion: () => false,
+    });
+    expect(lost).toEqual([
+      { streamId: a, mirroredRv: "50", journalRv: null },
+      { streamId: b, mirroredRv: "70", journalRv: null },
+    ]);
+  });
+
+  it("names a stream the journal holds only up to an older RV (restored from an old backup)", () => {
+    const held: Record<string, string[]> = { [a]: ["10", "20"], [b]: ["70"] };
+    const lost = lostStreams(marks, "c1", {
+      lastRv: id => held[id]?.at(-1),
+      hasResourceVersion: (id, rv) => held[id]?.includes(rv) ?? false,
+    });
+    expect(lost).toEqual([{ streamId: a, mirroredRv: "50", journalRv: "20" }]);
+  });
+
+  it("reads what the mirror writes, and nothing from a garbled value", () => {
+    const state = { last: null as string | null };
+    expect(parseMirror(mirrorTick(state, { [a]: "50" }))).toEqual({ [a]: "50" });
+    expect(parseMirror("{not json")).toBeNull();
+    expect(parseMirror(null)).toBeNull();
   });
 });

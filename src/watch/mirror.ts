@@ -1,3 +1,6 @@
+import { z } from "zod";
+import { parseStreamId } from "../event";
+
 /** The coalesced checkpoint mirror: what it last wrote, so unchanged watermarks cost nothing. */
 export interface MirrorState {
   last: string | null;
@@ -38,4 +41,64 @@ export function startCheckpointMirror(
   const timer = setInterval(() => void tick(), everyMs);
   timer.unref();
   return { tick, stop: () => clearInterval(timer) };
+}
+
+const MirrorValueSchema = z.object({
+  v: z.literal(1),
+  watermarks: z.record(z.string(), z.string()),
+});
+
+/** The watermarks a mirror value holds; null for a missing or unreadable value (never throws). */
+export function parseMirror(value: string | null | undefined): Record<string, string> | null {
+  if (!value) return null;
+  try {
+    const parsed = MirrorValueSchema.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data.watermarks : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the start-up check needs to know about the journal. */
+export interface JournalPositions {
+  /** The stream's last durable RV, or undefined when the journal does not know the stream. */
+  lastRv(streamId: string): string | null | undefined;
+  /** Whether the stream holds a record at this RV. */
+  hasResourceVersion(streamId: string, rv: string): boolean;
+}
+
+/** A stream whose history the journal lost: the mirror saw it further than the journal holds. */
+export interface LostStream {
+  streamId: string;
+  mirroredRv: string;
+  /** The journal's own last durable RV of the stream; null when it never held it. */
+  journalRv: string | null;
+}
+
+/**
+ * Streams of this cluster that the mirror saw recorded up to an RV the journal does not hold. The
+ * journal is written before the mirror, so a healthy journal always holds every mirrored RV; one
+ * that does not was replaced, recreated empty or restored from an older backup.
+ */
+export function lostStreams(
+  watermarks: Record<string, string>,
+  clusterId: string,
+  journal: JournalPositions,
+): LostStream[] {
+  const out: LostStream[] = [];
+  for (const [streamId, mirroredRv] of Object.entries(watermarks)) {
+    let cluster: string;
+    try {
+      cluster = parseStreamId(streamId).clusterId;
+    } catch {
+      continue;
+    }
+    if (cluster !== clusterId) continue;
+    const last = journal.lastRv(streamId);
+    if (last === mirroredRv) continue;
+    if (last !== undefined && last !== null && journal.hasResourceVersion(streamId, mirroredRv))
+      continue;
+    out.push({ streamId, mirroredRv, journalRv: last ?? null });
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 import type { KrplyConfig } from "../config";
-import { streamIdOf } from "../event";
+import { coverageRecord, gapRecord, parseStreamId, streamIdOf, type JournalRecord } from "../event";
 import {
   JournalError,
   openJournal,
@@ -14,10 +14,11 @@ import { logger } from "../log/logger";
 import { RecorderMetrics } from "../metrics/recorder-metrics";
 import { clusterIdentity, type ClusterIdentity } from "./cluster-identity";
 import { backoffDelay } from "./backoff";
-import { startCheckpointMirror } from "./mirror";
+import { CrdFollower } from "./crd-follower";
+import { lostStreams, parseMirror, startCheckpointMirror } from "./mirror";
 import { planStreams, resourceOfCrd, selects, specsFor, type Selection } from "./selection";
 import { Supervisor } from "./supervisor";
-import type { EngineOptions, StreamStatus } from "./types";
+import type { EngineOptions, StreamSpec, StreamStatus } from "./types";
 
 const log = logger("recorder");
 
@@ -40,6 +41,11 @@ export interface RecorderConfig {
   startRetryMaxMs?: number;
   /** Period of the scheduled full check of the journal; 0 or unset: none (the CLI). */
   fsckEveryMs?: number;
+  /**
+   * Watch CustomResourceDefinitions itself and start or stop their streams (`krply record`). In the
+   * cluster Pepr's Reconcile binding calls onCrd instead.
+   */
+  followCrds?: boolean;
 }
 
 /**
@@ -91,6 +97,9 @@ export class Recorder {
   private supervisor: Supervisor | null = null;
   private identity: ClusterIdentity | null = null;
   private mirror: { tick(): Promise<void>; stop(): void } | null = null;
+  private crds: CrdFollower | null = null;
+  /** The lost-journal check runs once per process, not again on a retried start. */
+  private lostChecked = false;
   private stopped = false;
   private ready: Promise<void> | null = null;
   private state: RecorderState = "starting";
@@ -106,6 +115,8 @@ export class Recorder {
       metrics?: RecorderMetrics;
       /** Receives the coalesced watermark mirror (the Pepr Store in the cluster). */
       mirror?: (value: string) => void | Promise<void>;
+      /** Reads the mirror back at start, to detect a lost or replaced journal. */
+      readMirror?: () => string | null | undefined | Promise<string | null | undefined>;
     } = {},
   ) {
     this.metrics = deps.metrics ?? new RecorderMetrics();
@@ -205,6 +216,7 @@ export class Recorder {
         loadKubeConfig({ kubeconfig: this.config.kubeconfig, context: this.config.context }),
       ));
     this.identity ??= await clusterIdentity(client);
+    await this.detectLostHistory(journal, this.identity.clusterId);
     const discovery = await serverResources(client);
     for (const f of discovery.failed) log.warn(f, "discovery of a group version failed; skipped");
     const { specs, unresolved } = planStreams(
@@ -216,6 +228,7 @@ export class Recorder {
       log.warn({ unresolved }, "selected resources not served yet; a matching CRD will start them");
     }
     if (this.stopped) return;
+    this.retireUnselected(journal, specs, discovery.failed, this.identity.clusterId);
     this.supervisor = new Supervisor({
       client,
       journal,
@@ -224,6 +237,10 @@ export class Recorder {
       onJournalDamaged: err => void this.refuse(errorText(err)),
     });
     for (const s of specs) this.supervisor.add(s);
+    if (this.config.followCrds) {
+      this.crds = new CrdFollower(client, (crd, phase) => this.onCrd(crd, phase), log);
+      this.crds.start();
+    }
     log.info({ cluster: this.identity, streams: specs.length }, "recorder started");
     if (this.deps.mirror) {
       const sup = this.supervisor;
@@ -234,6 +251,87 @@ export class Recorder {
         err => log.warn({ err }, "checkpoint mirror write failed; the journal is unaffected"),
       );
     }
+  }
+
+  /**
+   * A journal that lost history must not start as if nothing came before. The Store mirror holds the
+   * watermarks the previous journal had made durable; a stream whose mirrored RV this journal does
+   * not hold (a PVC recreated, a volume restored from an old backup) gets a GAP from the journal's
+   * own last position, so every answer about the time before now says that it is incomplete.
+   */
+  private async detectLostHistory(journal: Journal, clusterId: string): Promise<void> {
+    if (!this.deps.readMirror || this.lostChecked) return;
+    let value: string | null | undefined;
+    try {
+      value = await this.deps.readMirror();
+    } catch (err) {
+      log.warn({ err }, "cannot read the checkpoint mirror; a lost journal would go unnoticed");
+      return;
+    }
+    const watermarks = parseMirror(value);
+    if (!watermarks) {
+      this.lostChecked = true;
+      return;
+    }
+    const infos = new Map(journal.streams().map(s => [s.streamId, s]));
+    const lost = lostStreams(watermarks, clusterId, {
+      lastRv: id => (infos.has(id) ? infos.get(id)!.lastResourceVersion : undefined),
+      hasResourceVersion: (id, rv) => journal.hasResourceVersion(id, rv),
+    });
+    if (lost.length === 0) {
+      this.lostChecked = true;
+      return;
+    }
+    const now = new Date().toISOString();
+    const records: JournalRecord[] = lost.map(l =>
+      gapRecord({
+        stream: parseStreamId(l.streamId),
+        lastGoodResourceVersion: l.journalRv ?? "",
+        reason:
+          `journal lost or replaced: the Store mirror shows this stream recorded up to ` +
+          `resourceVersion ${l.mirroredRv}, which this journal does not hold; history before ${now} is incomplete`,
+        detectedAt: now,
+      }),
+    );
+    journal.append({ records, checkpoints: [], streams: lost.map(l => parseStreamId(l.streamId)) });
+    this.lostChecked = true;
+    for (const l of lost) this.metrics.gaps.inc({ stream: l.streamId });
+    log.error(
+      { streams: lost.map(l => l.streamId) },
+      "the journal lost history the Store mirror had seen; recorded a gap for each stream",
+    );
+  }
+
+  /**
+   * Streams the journal was recording for this cluster that this start does not run (the selection
+   * changed, or their resource is no longer served) are marked stopped, so no answer calls their
+   * frozen watermark current. Groups whose discovery failed are unknown, not gone, so they are kept.
+   */
+  private retireUnselected(
+    journal: Journal,
+    specs: StreamSpec[],
+    failed: { groupVersion: string }[],
+    clusterId: string,
+  ): void {
+    const running = new Set(specs.map(s => streamIdOf(s.key)));
+    const unknown = new Set(failed.map(f => f.groupVersion));
+    const now = new Date().toISOString();
+    const records = journal
+      .streams()
+      .filter(s => s.key.clusterId === clusterId && s.state !== "stopped")
+      .filter(s => !running.has(s.streamId))
+      .filter(s => !unknown.has(s.key.group ? `${s.key.group}/${s.key.version}` : s.key.version))
+      .map(s =>
+        coverageRecord({
+          stream: s.key,
+          state: "stopped",
+          reason: "no longer recorded: the selection changed or the resource is no longer served",
+          observedAt: now,
+        }),
+      );
+    if (records.length === 0) return;
+    journal.append({ records, checkpoints: [] });
+    log.info({ streams: records.map(r => r.streamId) }, "streams no longer recorded");
   }
 
   // A missing volume, a newer schema or corruption: say so and retry, never fall back to a temp file.
@@ -356,6 +454,16 @@ export class Recorder {
       return;
     }
     if (!established) return; // its API is not served yet; the Established update follows
+    // A CRD that now serves another version: the streams of the old one stop, with the reason.
+    for (const st of sup.status()) {
+      const k = st.key;
+      if (k.group !== resource.group || k.resource !== resource.plural) continue;
+      if (k.version === resource.version) continue;
+      await sup.remove(
+        st.streamId,
+        `CustomResourceDefinition ${name} now serves ${resource.version}; ${k.version} is no longer recorded`,
+      );
+    }
     for (const s of specs) sup.add(s, `CustomResourceDefinition ${name} established`);
   }
 
@@ -372,7 +480,7 @@ export class Recorder {
     return this.journal;
   }
 
-  /** Stops streams (committing what is queued), writes a last mirror, closes the journal. */
+  /** Writes a last mirror, stops streams (committing what is queued), closes the journal. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wakeRetry?.();
@@ -380,9 +488,12 @@ export class Recorder {
     await this.ready?.catch((err: unknown) =>
       log.warn({ err }, "stopping a recorder that had failed to start"),
     );
-    await this.supervisor?.stop();
+    await this.crds?.stop();
+    // The last mirror goes out while the streams still report their watermarks: once stopped, the
+    // supervisor has none, and an empty mirror would hide a lost journal at the next start.
     this.mirror?.stop();
     await this.mirror?.tick();
+    await this.supervisor?.stop();
     this.journal?.close();
     if (this.state !== "refused") this.setState("stopped");
   }

@@ -20,6 +20,17 @@ describe("resourceOfCrd", () => {
     expect(r.resource).toMatchObject({ group: "example.com", version: "v1", kind: "Widget" });
   });
 
+  it("streams the version discovery prefers, not the storage version", () => {
+    const c = crd(null);
+    c.spec.versions = [
+      { name: "v1beta1", served: true, storage: false },
+      { name: "v1", served: true, storage: true },
+      { name: "v2", served: true, storage: false },
+      { name: "v3", served: false, storage: false },
+    ];
+    expect(resourceOfCrd(c).resource.version).toBe("v2");
+  });
+
   it("reports an established CRD", () => {
     const r = resourceOfCrd(crd({ conditions: [{ type: "Established", status: "True" }] }));
     expect(r.established).toBe(true);

@@ -1,6 +1,11 @@
 import { z } from "zod";
 import type { StreamKey } from "../event";
-import { collectionPath, findResource, type ApiResource } from "../kube/discovery";
+import {
+  collectionPath,
+  findResource,
+  preferredVersionOf,
+  type ApiResource,
+} from "../kube/discovery";
 import type { StreamSpec } from "./types";
 
 /**
@@ -82,11 +87,14 @@ const CrdSchema = z.looseObject({
     .nullish(),
 });
 
-/** The resource a CRD serves (storage version when served), and whether it is established yet. */
+/**
+ * The resource a CRD serves, at the version discovery prefers (not its storage version: the two
+ * may differ, and discovery starts the same streams at boot), and whether it is established yet.
+ */
 export function resourceOfCrd(raw: unknown): { resource: ApiResource; established: boolean } {
   const crd = CrdSchema.parse(raw);
-  const served = crd.spec.versions.filter(v => v.served);
-  const version = (served.find(v => v.storage) ?? served[0] ?? crd.spec.versions[0]).name;
+  const served = crd.spec.versions.filter(v => v.served).map(v => v.name);
+  const version = preferredVersionOf(served) ?? crd.spec.versions[0].name;
   const n = crd.spec.names;
   return {
     resource: {

@@ -6,7 +6,7 @@ import {
   gapRecord,
   streamIdOf,
 } from "../event";
-import type { JournalRecord } from "../event";
+import type { JournalRecord, KubeObject } from "../event";
 import { ApiError, apiErrorFromStatus, NetworkError, toNetworkError } from "../kube/errors";
 import { randomTimeoutSeconds } from "./backoff";
 import {
@@ -41,6 +41,7 @@ export class StreamRunner implements SinkOwner {
   private connection = 0;
   private done: Promise<void> | null = null;
   private stats = { events: 0, reconnects: 0, gaps: 0, malformed: 0, lagMs: 0 };
+  private readonly downSince: string | null;
   private lastEventAt: string | null = null;
   private lastError: string | null = null;
 
@@ -55,23 +56,58 @@ export class StreamRunner implements SinkOwner {
     this.durableRv = resume.rv;
     this.needList = resume.needList || resume.rv === null;
     this.coverage = resume.coverage;
+    this.downSince = resume.downSince ?? null;
   }
   readonly key;
   private readonly apiVersion: string;
 
-  /** Starts the loop; resolves when the stream has stopped. */
-  start(): Promise<void> {
-    this.done ??= this.run();
+  /**
+   * Starts the loop; resolves when the stream has stopped. `announce` says why the stream (re)starts
+   * (a CRD established); a stream that resumes from its checkpoint after the recorder was down
+   * writes the down window first, so answers about it can say that its changes were observed late.
+   */
+  start(announce?: string): Promise<void> {
+    this.done ??= this.begin(announce);
     return this.done;
   }
 
-  /** Stops the stream and waits until its queued records are settled. */
-  async stop(): Promise<void> {
+  private async begin(announce?: string): Promise<void> {
+    if (announce || this.downSince) {
+      const reason = announce ?? "recorder resumed from its checkpoint";
+      await this.writeCoverage("available", reason, undefined, this.downSince ?? undefined);
+      await this.ctx.sink.settled(this.streamId);
+    }
+    await this.run();
+  }
+
+  /**
+   * Stops the stream and waits until its queued records are settled. With a reason it writes a
+   * coverage change (stopped), so answers after it call the stream stale instead of complete. A
+   * stream that was watching until now also renews its checkpoint in the same commit: continuity
+   * is proven up to the stop, and a later resume's down window starts there.
+   */
+  async stop(reason?: string): Promise<void> {
+    const live = this.phase === "watching";
     this.stopped = true;
     this.abort?.abort(new Error("stream stopped"));
     this.wake?.();
     await this.done;
     await this.ctx.sink.settled(this.streamId);
+    if (reason) {
+      const rec = coverageRecord({ stream: this.key, state: "stopped", reason, observedAt: iso() });
+      this.sinkFailure = null;
+      await this.push([rec], live && this.durableRv !== null ? this.durableRv : undefined);
+      await this.ctx.sink.settled(this.streamId);
+      if (this.sinkFailure) {
+        this.ctx.log.error(
+          { stream: this.streamId, err: this.sinkFailure },
+          "could not record that the stream stopped",
+        );
+      } else {
+        this.coverage = "stopped";
+        this.ctx.metrics.coverage.inc({ stream: this.streamId, state: "stopped" });
+      }
+    }
     this.phase = "stopped";
   }
 
@@ -194,19 +230,19 @@ export class StreamRunner implements SinkOwner {
     this.needList = true;
   }
 
-  /** Writes a COVERAGE_CHANGE through the stream's own queue, so it keeps its place in order. */
-  async announce(state: "available" | "unavailable", reason: string): Promise<void> {
-    await this.writeCoverage(state, reason);
-    await this.ctx.sink.settled(this.streamId);
-  }
-
-  private async writeCoverage(state: "available" | "unavailable", reason: string, status?: number) {
+  private async writeCoverage(
+    state: "available" | "unavailable",
+    reason: string,
+    status?: number,
+    downSince?: string,
+  ) {
     const rec = coverageRecord({
       stream: this.key,
       state,
       reason,
       observedAt: iso(),
       httpStatus: status,
+      downSince,
     });
     await this.push([rec]);
     this.coverage = state;
@@ -346,8 +382,23 @@ export class StreamRunner implements SinkOwner {
         this.stats.malformed++;
         this.ctx.metrics.malformed.inc({ stream: this.streamId });
         throw new MalformedLineError(`malformed watch line: ${p.error}`, line.slice(0, 200));
-      case "ERROR":
-        throw apiErrorFromStatus(p.status, `watch ${this.spec.path}`);
+      case "ERROR": {
+        const err = apiErrorFromStatus(p.status, `watch ${this.spec.path}`);
+        this.ctx.metrics.watchErrors.inc({ stream: this.streamId, code: String(err.status) });
+        // A 410 becomes a GAP. Any other ERROR ends the watch mid-stream for a reason the server
+        // chose; the reconnect resumes from the durable RV, but the journal keeps the server's own
+        // words at their place in the stream, so a reader can see where continuity was questioned.
+        if (classify(err).kind !== "gone") {
+          const rec = eventRecord({
+            stream: this.key,
+            watchType: "ERROR",
+            object: { ...p.status, metadata: {} } as KubeObject,
+            observedAt: new Date(receivedAt).toISOString(),
+          });
+          await this.push([rec], undefined, receivedAt);
+        }
+        throw err;
+      }
       case "BOOKMARK":
         this.healthy = true;
         await this.push(

@@ -19,11 +19,30 @@ describe("resumePointOf", () => {
   };
 
   it("resumes from the durable checkpoint, and relists only without a baseline or with an open gap", () => {
-    expect(resumePointOf(undefined)).toEqual({ rv: null, needList: true, coverage: "unknown" });
-    expect(resumePointOf(info)).toEqual({ rv: "42", needList: false, coverage: "unknown" });
+    expect(resumePointOf(undefined)).toEqual({
+      rv: null,
+      needList: true,
+      coverage: "unknown",
+      downSince: null,
+    });
+    expect(resumePointOf(info)).toEqual({
+      rv: "42",
+      needList: false,
+      coverage: "unknown",
+      downSince: null,
+    });
     expect(resumePointOf({ ...info, openGaps: 1 }).needList).toBe(true);
     expect(resumePointOf({ ...info, baselinePresent: false }).needList).toBe(true);
     expect(resumePointOf({ ...info, lastResourceVersion: null }).needList).toBe(true);
     expect(resumePointOf({ ...info, state: "unavailable" }).coverage).toBe("unavailable");
+  });
+
+  it("a stream resuming after downtime carries its last durable checkpoint as the down window's start", () => {
+    const t = "2026-12-01T10:00:00.000Z";
+    expect(resumePointOf({ ...info, lastObservedAt: t }).downSince).toBe(t);
+    // Without a baseline nothing was recorded to be late against: it lists afresh.
+    expect(
+      resumePointOf({ ...info, lastObservedAt: t, baselinePresent: false }).downSince,
+    ).toBeNull();
   });
 });

@@ -30,11 +30,14 @@ export interface SupervisorOptions {
 export function resumePointOf(
   info: ReturnType<Journal["streams"]>[number] | undefined,
 ): ResumePoint {
-  if (!info) return { rv: null, needList: true, coverage: "unknown" };
+  if (!info) return { rv: null, needList: true, coverage: "unknown", downSince: null };
+  const resumes = info.lastResourceVersion !== null && info.baselinePresent;
   return {
     rv: info.lastResourceVersion,
     needList: !info.baselinePresent || info.openGaps > 0 || info.lastResourceVersion === null,
     coverage: info.state === "unavailable" ? "unavailable" : "unknown",
+    // Nothing watched the stream since its last checkpoint: whatever changed meanwhile arrives late.
+    downSince: resumes ? info.lastObservedAt : null,
   };
 }
 
@@ -88,11 +91,7 @@ export class Supervisor {
     const info = this.o.journal.streams().find(s => s.streamId === id);
     const runner = new StreamRunner(spec, this.ctx, resumePointOf(info));
     this.runners.set(id, runner);
-    const go = async (): Promise<void> => {
-      if (announce) await runner.announce("available", announce);
-      await runner.start();
-    };
-    go().catch((err: unknown) => {
+    runner.start(announce).catch((err: unknown) => {
       this.ctx.log.error({ err, stream: id }, "stream loop crashed");
       this.runners.delete(id);
     });
@@ -100,13 +99,12 @@ export class Supervisor {
     return true;
   }
 
-  /** Stops a stream and records that it is no longer covered. */
+  /** Stops a stream and records that it is no longer covered (a coverage change: stopped). */
   async remove(streamId: string, reason: string): Promise<boolean> {
     const runner = this.runners.get(streamId);
     if (!runner) return false;
     this.runners.delete(streamId);
-    await runner.stop();
-    await runner.announce("unavailable", reason);
+    await runner.stop(reason);
     return true;
   }
 
@@ -147,15 +145,19 @@ export class Supervisor {
   /** Stops every stream and drops what is queued, committing nothing more (a damaged journal). */
   async halt(): Promise<void> {
     this.sink.refuse();
-    await this.stop();
+    await this.stop(null);
   }
 
-  /** Stops every stream; queued records are committed first. */
-  async stop(): Promise<void> {
+  /**
+   * Stops every stream; queued records are committed first, then each stream records that it
+   * stopped (with the reason), so nothing later calls its frozen watermark current. `null` records
+   * nothing, as a crash would not (a halt on a damaged journal, and fault tests).
+   */
+  async stop(reason: string | null = "recorder stopped"): Promise<void> {
     clearInterval(this.gauges);
     const all = [...this.runners.values()];
     this.runners.clear();
-    await Promise.all(all.map(r => r.stop()));
+    await Promise.all(all.map(r => r.stop(reason ?? undefined)));
     this.updateGauges();
   }
 }

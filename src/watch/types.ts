@@ -45,7 +45,7 @@ export interface StreamStatus {
   key: StreamKey;
   phase: StreamPhase;
   durableRv: string | null;
-  coverage: "available" | "unavailable" | "unknown";
+  coverage: "available" | "unavailable" | "stopped" | "unknown";
   lastEventAt: string | null;
   /** Read-to-commit time of the last committed batch. */
   lagMs: number;
@@ -72,4 +72,9 @@ export interface ResumePoint {
   /** True when the journal holds no baseline or an unresolved gap for this stream. */
   needList: boolean;
   coverage: StreamStatus["coverage"];
+  /**
+   * The stream's last durable checkpoint (or heartbeat) when it resumes after the recorder was
+   * down; the resume records the window from then, whose changes are observed late.
+   */
+  downSince?: string | null;
 }

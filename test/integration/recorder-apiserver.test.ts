@@ -270,7 +270,7 @@ describe("recorder against the real API server", () => {
       );
       expect(types[0]).toBe("coverage:available");
       expect(types).toContain("event");
-      expect(types[types.length - 1]).toBe("coverage:unavailable");
+      expect(types[types.length - 1]).toBe("coverage:stopped");
     } finally {
       await rec.stop();
       tmp.cleanup();

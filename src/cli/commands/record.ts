@@ -82,6 +82,8 @@ async function runRecord(opts: RecordFlags, store: string): Promise<void> {
     },
     mirrorEveryMs: 30_000,
     journalRetryMs: 0,
+    // No Pepr Reconcile binding out here: follow CRDs created and deleted after the start ourselves.
+    followCrds: true,
   });
   const out = process.stderr;
   const tty = out.isTTY === true;

@@ -75,6 +75,10 @@ export class SqliteView implements JournalView {
         "SELECT seq, observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? ORDER BY seq",
       ),
       prunedBefore: db.prepare("SELECT value FROM meta WHERE key='pruned_before'").pluck(),
+      controlRv: db.prepare(
+        "SELECT 1 FROM records WHERE object IS NULL AND stream=? AND rv=? AND rv IS NOT NULL LIMIT 1",
+      ),
+      anyRv: db.prepare("SELECT 1 FROM records WHERE stream=? AND rv=? LIMIT 1"),
       count: db.prepare("SELECT count(*) FROM records").pluck(),
     };
   }
@@ -127,6 +131,16 @@ export class SqliteView implements JournalView {
   gapWindows(streamId?: string, during?: TimeRange): GapWindow[] {
     this.live();
     return gapWindows(this.store, streamId, during);
+  }
+
+  hasResourceVersion(streamId: string, rv: string): boolean {
+    this.live();
+    const s = this.store.registry.streamsById.get(streamId);
+    if (!s) return false;
+    // Checkpoints and markers are indexed by (stream, rv); object rows need a scan, which only a
+    // start-up check against the Store mirror asks for.
+    if (this.stmt.controlRv.get(s.id, rv)) return true;
+    return this.stmt.anyRv.get(s.id, rv) !== undefined;
   }
 
   downWindows(streamId?: string, during?: TimeRange): DownWindow[] {
