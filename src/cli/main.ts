@@ -6,6 +6,7 @@ import { registerExport } from "./commands/export";
 import { registerFsck } from "./commands/fsck";
 import { registerReconstruct } from "./commands/reconstruct";
 import { registerRecord } from "./commands/record";
+import { registerReplay } from "./commands/replay";
 import { registerSearch } from "./commands/search";
 import { registerSnapshot } from "./commands/snapshot";
 import { registerTimeline } from "./commands/timeline";
@@ -31,6 +32,7 @@ const registrations: ((program: Command) => void)[] = [
   registerBackup,
   registerRecord,
   registerWho,
+  registerReplay,
 ];
 
 /** Builds the complete krply CLI. */

@@ -1,6 +1,7 @@
 // Replay end to end against the real API server: record a namespace, change and delete things, plan
 // its state at T into a new namespace, dry-run, approve, apply; then conflict and rejection verdicts.
 import { randomBytes } from "node:crypto";
+import { parse } from "yaml";
 import { openReplayStore, type ReplayStore } from "../../src/journal";
 import type { KubeClient } from "../../src/kube/client";
 import {
@@ -11,7 +12,9 @@ import {
   dryRunStored,
   REPLAY_PLANS_PATH,
   sanitize,
+  type Plan,
 } from "../../src/replay";
+import { runCli } from "../../src/cli/main";
 import { Recorder } from "../../src/watch/recorder";
 import { sharedApiServer, type SharedApiServer } from "../apiserver/shared";
 import { tempJournalPath } from "../support/journal-fixtures";
@@ -32,6 +35,7 @@ let recorder: Recorder;
 let store: ReplayStore;
 let tmp: ReturnType<typeof tempJournalPath>;
 let T = "";
+let firstPlan: Plan | undefined;
 let X = "";
 
 const paths = {
@@ -297,6 +301,7 @@ it("replays the namespace as it was at T into a new namespace, equal to the sani
   const later = await admin.json(`/api/v1/namespaces/${dst}/configmaps/born-later`).catch(e => e);
   expect(later).toMatchObject({ status: 404 });
 
+  firstPlan = plan;
   // A second dry run of the applied plan finds nothing to do.
   const again = await dryRunStored(store, admin, plan.id);
   expect(again.dryRun.verdicts.filter(v => v.ref.kind !== "Namespace").map(v => v.verdict)).toEqual(
@@ -395,4 +400,38 @@ it("gives a rejected verdict with the server's message when admission refuses an
       "DELETE",
     );
   }
+});
+
+/** Runs the krply CLI in-process and returns what it printed. */
+async function krply(...args: string[]): Promise<{ out: string; code: number }> {
+  let out = "";
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => {
+    out += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  const before = process.exitCode;
+  process.exitCode = 0;
+  try {
+    await runCli(["node", "krply", "--store", tmp.path, ...args]);
+  } finally {
+    process.stdout.write = write;
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = before;
+  return { out, code };
+}
+
+it("krply replay show prints the table, and -o yaml the exact manifests; dry-run prints verdicts", async () => {
+  const plan = firstPlan!;
+  const table = await krply("replay", "show", plan.id);
+  expect(table.out).toContain(`plan ${plan.id}`);
+  expect(table.out).toMatch(/ConfigMap\s+rdst-\w+\/app-config/);
+  expect(table.out).toContain("UNCHANGED");
+  const yaml = await krply("-o", "yaml", "replay", "show", plan.id);
+  const docs = yaml.out.split(/^---$/m).map(d => parse(d) as Obj);
+  expect(docs).toEqual(plan.objects.map(o => o.manifest));
+  const dry = await krply("replay", "dry-run", plan.id, "--kubeconfig", api.kubeconfigs.admin);
+  expect(dry.code).toBe(0);
+  expect(dry.out).toContain("DRY-RUN-OK");
 });
