@@ -1,11 +1,10 @@
 import type { Command } from "commander";
-import { stringify } from "yaml";
 import type { ReplayStore } from "../../journal";
 import type { KubeClient } from "../../kube/client";
 import type { ApplyRun, DryRun, Plan, PolicyInput, Verdict } from "../../replay";
 import { CliError, EXIT, usage } from "../errors";
-import { printAnswer, table } from "../output";
-import type { GlobalOptions } from "../program";
+import { printAnswer, table, toYaml } from "../output";
+import { journalPath, type GlobalOptions } from "../program";
 import { examples } from "./examples";
 import { optionsOf, parseTimeFlag } from "./common";
 
@@ -33,7 +32,7 @@ async function withReplay<T>(
   // Loaded here, so commands that only read a journal never load the kube client.
   const { openReplayStore } = await import("../../journal");
   const { KubeClient, loadKubeConfig } = await import("../../kube/client");
-  const store = openReplayStore(opts.store);
+  const store = openReplayStore(await journalPath(opts));
   let target: KubeClient | undefined;
   try {
     target = await KubeClient.create(
@@ -110,12 +109,13 @@ function renderRun(r: ApplyRun): string {
 }
 
 /** -o yaml of a plan is its exact manifests, one document each, in apply order. */
-function printPlan(opts: Opts, plan: Plan, extra: string[] = []): void {
+async function printPlan(opts: Opts, plan: Plan, extra: string[] = []): Promise<void> {
   if (opts.output === "yaml") {
-    process.stdout.write(plan.objects.map(o => stringify(o.manifest)).join("---\n"));
+    const docs = await Promise.all(plan.objects.map(o => toYaml(o.manifest)));
+    process.stdout.write(docs.join("---\n"));
     return;
   }
-  printAnswer(opts, { data: plan, warnings: [...plan.warnings, ...extra] }, renderPlan);
+  await printAnswer(opts, { data: plan, warnings: [...plan.warnings, ...extra] }, renderPlan);
 }
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
@@ -230,7 +230,7 @@ export function registerReplay(program: Command): void {
     const { openJournalView } = await import("../../journal");
     const { createPlan, PlanRefused } = await import("../../replay");
     await withReplay(opts, flags, async (store, target) => {
-      const view = openJournalView(opts.store);
+      const view = openJournalView(await journalPath(opts));
       try {
         const { plan, parts } = await createPlan(view, store, target, {
           sourceCluster: opts.cluster,
@@ -240,7 +240,7 @@ export function registerReplay(program: Command): void {
           policy,
           intoSourceCluster: flags.intoSourceCluster,
         });
-        printPlan(opts, plan, [
+        await printPlan(opts, plan, [
           `ReplayPlan ${parts.map(p => p.metadata.name).join(", ")} created in the target; approve it with \`krply replay approve ${plan.id}\` or kubectl`,
         ]);
       } catch (err) {
@@ -266,7 +266,7 @@ export function registerReplay(program: Command): void {
     const { dryRun, statusProblems } = await withReplay(opts, flags, (store, target) =>
       dryRunStored(store, target, id, { concurrency }),
     );
-    printAnswer(opts, { data: dryRun, warnings: statusProblems }, renderDryRun);
+    await printAnswer(opts, { data: dryRun, warnings: statusProblems }, renderDryRun);
     if (!dryRun.ok) process.exitCode = EXIT.FAILURE;
   });
 
@@ -282,7 +282,7 @@ export function registerReplay(program: Command): void {
     const target = await KubeClient.create(loadKubeConfig(flags));
     try {
       const parts = await approvePlan(target, id);
-      printAnswer(opts, { data: parts, warnings: [] }, ps =>
+      await printAnswer(opts, { data: parts, warnings: [] }, ps =>
         table(
           ["REPLAYPLAN", "APPROVED", "BY", "EXPIRES"],
           ps.map(p => [
@@ -310,7 +310,7 @@ export function registerReplay(program: Command): void {
       const { run, statusProblems } = await withReplay(opts, flags, (store, target) =>
         applyStored(store, target, id, { confirm: flags.confirm }),
       );
-      printAnswer(opts, { data: run, warnings: statusProblems }, renderRun);
+      await printAnswer(opts, { data: run, warnings: statusProblems }, renderRun);
       if (!run.ok) process.exitCode = EXIT.FAILURE;
     } catch (err) {
       if (err instanceof ApplyRefused)
@@ -329,13 +329,13 @@ export function registerReplay(program: Command): void {
       localOnly(opts);
       const { openReplayStore } = await import("../../journal");
       const { loadPlan, loadDryRun, loadApplyRuns } = await import("../../replay");
-      const store = openReplayStore(opts.store, { readonly: true });
+      const store = openReplayStore(await journalPath(opts), { readonly: true });
       try {
         const plan = loadPlan(store, id);
-        if (opts.output === "yaml") return printPlan(opts, plan);
+        if (opts.output === "yaml") return await printPlan(opts, plan);
         const dryRun = loadDryRun(store, id);
         const runs = loadApplyRuns(store, id);
-        printAnswer(opts, { data: { plan, dryRun, runs }, warnings: plan.warnings }, d =>
+        await printAnswer(opts, { data: { plan, dryRun, runs }, warnings: plan.warnings }, d =>
           [
             renderPlan(d.plan),
             d.dryRun
