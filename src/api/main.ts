@@ -32,7 +32,11 @@ async function main(): Promise<void> {
       .close()
       .then(auth.close)
       .then(
-        () => process.exit(0),
+        () => {
+          // Leaving on an empty event loop lets the logs flush; the timer only catches a stray handle.
+          process.exitCode = 0;
+          setTimeout(() => process.exit(0), 2000).unref();
+        },
         (err: unknown) => {
           log.error({ err }, "shutdown failed");
           process.exit(1);

@@ -53,8 +53,11 @@ interface Task {
 interface Slot {
   worker: Worker;
   task: Task | null;
-  /** Set once the worker has opened its view. */
+  /** Set once the worker has started; cleared when it is being replaced. */
   up: boolean;
+  /** Set when it is being stopped after a cancelled query; the exit handler replaces it. */
+  retiring: boolean;
+  exited: boolean;
   ready: Promise<void>;
 }
 
@@ -102,7 +105,14 @@ export class QueryPool {
   private spawn(): Slot {
     const worker = new Worker(this.script, { workerData: this.opts.data, execArgv: this.execArgv });
     worker.unref();
-    const slot: Slot = { worker, task: null, up: false, ready: Promise.resolve() };
+    const slot: Slot = {
+      worker,
+      task: null,
+      up: false,
+      retiring: false,
+      exited: false,
+      ready: Promise.resolve(),
+    };
     slot.ready = new Promise<void>((resolve, reject) => {
       const onStart = (m: Startup | WorkerReply) => {
         if ("type" in m && m.type === "ready") {
@@ -130,9 +140,11 @@ export class QueryPool {
       this.fail(slot, new ApiError("internal", "the query worker failed"));
     });
     worker.on("exit", () => {
+      slot.exited = true;
       if (slot.task) this.fail(slot, new ApiError("internal", "the query worker exited"));
       const i = this.slots.indexOf(slot);
-      if (i >= 0 && !this.closing && slot.up) {
+      // A worker that never started is not respawned: the same start would fail again.
+      if (i >= 0 && !this.closing && (slot.up || slot.retiring)) {
         this.slots[i] = this.spawn();
         this.opts.observer?.replaced();
       }
@@ -225,6 +237,8 @@ export class QueryPool {
     const slot = task.slot;
     if (!slot || slot.task !== task) return;
     slot.task = null;
+    slot.up = false;
+    slot.retiring = true;
     task.reject(err);
     this.opts.log.warn(
       { query: task.name, timeoutMs: task.timeoutMs },
@@ -241,15 +255,19 @@ export class QueryPool {
       await new Promise(r => setTimeout(r, 10));
     }
     await Promise.all(
-      this.slots.map(
-        s =>
-          new Promise<void>(resolve => {
-            s.worker.once("exit", () => resolve());
-            s.worker.postMessage({ type: "close" } satisfies WorkerRequest);
-            // A worker that does not leave on its own within a second is stopped.
-            setTimeout(() => void s.worker.terminate(), 1000).unref();
-          }),
-      ),
+      this.slots
+        .filter(s => !s.exited)
+        .map(
+          s =>
+            new Promise<void>(resolve => {
+              // Held until it leaves, so the process waits for every view to close.
+              s.worker.ref();
+              s.worker.once("exit", () => resolve());
+              s.worker.postMessage({ type: "close" } satisfies WorkerRequest);
+              // A worker that does not leave on its own within a second is stopped.
+              setTimeout(() => void s.worker.terminate(), 1000).unref();
+            }),
+        ),
     );
   }
 }
