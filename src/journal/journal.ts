@@ -17,6 +17,7 @@ import {
   type AppendResult,
   type Journal,
   type JournalOptions,
+  type JournalStats,
   type JournalView,
   type JournalViewOptions,
   type StreamState,
@@ -27,7 +28,7 @@ import {
   type WriterState,
   type WriterStatements,
 } from "./write/append";
-import { loadIdFilter } from "./write/dedup";
+import { loadDedupWindow } from "./write/dedup";
 import type { RedactPolicy } from "./write/redact";
 
 const log = logger("journal");
@@ -111,7 +112,7 @@ class SqliteJournal extends SqliteView implements Journal {
       positions,
       policy,
       codec,
-      ids: loadIdFilter(db),
+      ids: loadDedupWindow(db, options.dedupWindow),
       nextSeq: this.maxSeq() + 1,
       duplicates: 0,
     };
@@ -145,7 +146,7 @@ class SqliteJournal extends SqliteView implements Journal {
     w.positions.clear();
     this.store.forget();
     this.store.registry.reloadStreams();
-    w.ids = loadIdFilter(this.db);
+    w.ids = loadDedupWindow(this.db, w.ids.capacity);
   }
 
   /** Marks the file changed by this connection, so the view's caches are rebuilt on the next read. */
@@ -204,8 +205,7 @@ class SqliteJournal extends SqliteView implements Journal {
     w.nextSeq = out.nextSeq;
     w.duplicates += out.duplicates;
     for (const [id, v] of out.pending) w.cache.set(id, v);
-    // Past its design size the filter's false positives climb, so it is rebuilt twice as large.
-    if (w.ids.full) w.ids = loadIdFilter(this.db);
+    for (const [stream, seq] of out.resumes) w.ids.checkpointAt(stream, seq);
     if (this.retention?.due()) this.prune(new Date());
     return out.result;
   }
@@ -261,12 +261,19 @@ class SqliteJournal extends SqliteView implements Journal {
     }
   }
 
-  stats(): { duplicates: number; cacheHits: number; cacheMisses: number; records: number } {
+  stats(): JournalStats {
+    const ids = this.w.ids;
     return {
       duplicates: this.w.duplicates,
       cacheHits: this.w.cache.hits,
       cacheMisses: this.w.cache.misses,
       records: this.recordCount(),
+      dedup: {
+        bytes: ids.bytes,
+        ids: ids.size,
+        windowStart: ids.windowStart,
+        exactChecks: ids.exactChecks,
+      },
     };
   }
 

@@ -35,6 +35,16 @@ export interface JournalViewOptions {
   nativeBinding?: string;
 }
 
+/** Counters of the writer since it opened. */
+export interface JournalStats {
+  duplicates: number;
+  cacheHits: number;
+  cacheMisses: number;
+  records: number;
+  /** The dedup filter: its fixed memory, the ids it holds, and records checked by exact look-up. */
+  dedup: { bytes: number; ids: number; windowStart: number; exactChecks: number };
+}
+
 export interface JournalOptions {
   sync?: SyncMode;
   /** false: fail with NOT_FOUND instead of creating a missing journal (default true). */
@@ -47,6 +57,8 @@ export interface JournalOptions {
   lastVersionCacheSize?: number;
   redact?: Partial<RedactOptions>;
   retention?: RetentionOptions;
+  /** Object-record ids per generation of the dedup window (two generations; 2 to 4 bytes per id). */
+  dedupWindow?: number;
   /** Native addon path for bundled builds (D3); defaults to the installed better-sqlite3. */
   nativeBinding?: string;
 }
@@ -366,7 +378,7 @@ export interface Journal extends JournalView {
   /** Deletes snapshot records by eventId (other record types are never touched); returns how many. */
   deleteSnapshots(eventIds: string[]): number;
   prune(now?: Date): JournalRecord | null;
-  stats(): { duplicates: number; cacheHits: number; cacheMisses: number; records: number };
+  stats(): JournalStats;
   /** Runs a WAL checkpoint (TRUNCATE), so the -wal file stops counting toward size. */
   checkpointWal(): void;
 }

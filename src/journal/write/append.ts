@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { streamIdOf } from "../../event";
 import type { CachedVersion, KeyframePosition, LruCache } from "../store/cache";
-import type { IdFilter } from "./dedup";
+import type { DedupWindow } from "./dedup";
 import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "../codec/codec";
 import type { RedactPolicy } from "./redact";
 import { packHex, packId, typeCode, watchCode, type Meta } from "../store/rows";
@@ -17,8 +17,8 @@ export interface WriterState {
   positions: LruCache<number, KeyframePosition>;
   policy: RedactPolicy;
   codec: CodecOptions;
-  /** Ids of stored object records, so a new record rarely needs a look-up to rule out a copy. */
-  ids: IdFilter;
+  /** Ids of the newest object records, so a new record rarely needs a look-up to rule out a copy. */
+  ids: DedupWindow;
   nextSeq: number;
   duplicates: number;
 }
@@ -80,10 +80,13 @@ export function appendInTxn(
 ): {
   result: AppendResult;
   pending: Map<number, CachedVersion>;
+  /** Stream rows whose checkpoint moved to a record at or after the seq: applied once it commits. */
+  resumes: [number, number][];
   nextSeq: number;
   duplicates: number;
 } {
   const pending = new Map<number, CachedVersion>();
+  const resumes: [number, number][] = [];
   let seq = w.nextSeq;
   let duplicates = 0;
   let firstSeq: number | null = null;
@@ -103,6 +106,7 @@ export function appendInTxn(
     let enc: EncodedBody | null = null;
     let base: CachedVersion | null = null;
     if (row.identity) {
+      const exact = w.ids.needsExact(stream.id, seq);
       const r = row.identity;
       const { id, created } = w.store.registry.registerObject(
         rec.clusterId,
@@ -114,7 +118,7 @@ export function appendInTxn(
       objectId = id;
       if (
         !created &&
-        w.ids.mayHave(packedId) &&
+        (exact || w.ids.mayHave(packedId)) &&
         w.store.buckets.newest(Number.MAX_SAFE_INTEGER, b => st.objectCopy.get(b, id, packedId)) !==
           undefined
       ) {
@@ -154,7 +158,7 @@ export function appendInTxn(
       continue;
     }
     if (objectId !== null) {
-      w.ids.add(packedId);
+      w.ids.add(packedId, seq);
       const k = seq >> OBJECT_BUCKET_SHIFT;
       const m = bucketMins.get(k);
       if (m === undefined || ms < m) bucketMins.set(k, ms);
@@ -189,6 +193,8 @@ export function appendInTxn(
       );
     }
     st.advance.run(cp.resourceVersion, cp.observedAt, stream.id);
+    // A checkpoint on a record of this batch lies at or after its first seq; any other keeps its bound.
+    if (batchRvs.get(stream.id)?.has(cp.resourceVersion)) resumes.push([stream.id, w.nextSeq]);
   }
   for (const [k, m] of bucketMins) st.bucketTime.run(k, m);
   if (seq !== w.nextSeq) st.lastSeq.run(String(seq - 1));
@@ -196,6 +202,7 @@ export function appendInTxn(
   return {
     result: { appended, duplicates, firstSeq, lastSeq: firstSeq === null ? null : seq - 1 },
     pending,
+    resumes,
     nextSeq: seq,
     duplicates,
   };

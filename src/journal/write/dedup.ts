@@ -3,14 +3,24 @@
 // rest of the write path together. Instead an in-memory Bloom filter answers "certainly new" for
 // almost every record, and only a "maybe" pays for an exact look-up in the object's own rows (an
 // eventId covers the object's uid, so a redelivered copy is always a copy of the same object).
+//
+// A copy can only arrive from a stream's resume point onward: a watch resumes from its durable
+// checkpoint, and a relist writes baseline ids that name the list itself, so they never repeat. The
+// filter therefore covers a window of the newest records only (two fixed-size generations), which
+// bounds its memory and keeps every rebuild off the write path. A stream whose checkpoint lies
+// before the window (one that was quiet while others wrote, or one resumed after a long stop) falls
+// back to the exact look-up until its next checkpoint moves it inside the window.
 import type Database from "better-sqlite3";
 
 const BITS_PER_ID = 16; // with K hashes in one 512-bit block: about 0.1% false positives at capacity
 const K = 8;
-const MIN_BITS = 1 << 23; // 1 MiB
+const MIN_BITS = 1 << 14;
 // All K bits of an id sit in one 64-byte block, so a look-up or an add touches one cache line
 // instead of K scattered ones; a cold cache line costs more than the hashing.
 const BLOCK_WORDS = 16;
+
+/** Ids per generation by default: two generations take 1 MiB and cover 256k to 512k object records. */
+export const DEDUP_WINDOW_DEFAULT = 1 << 18;
 
 function strHash(s: string, seed: number): number {
   let h = seed >>> 0;
@@ -18,19 +28,18 @@ function strHash(s: string, seed: number): number {
   return h >>> 0;
 }
 
-/** A blocked Bloom filter over stored event ids (packed 16-byte ids or text ids). */
+/** A blocked Bloom filter over stored event ids (packed 16-byte ids or text ids), of fixed size. */
 export class IdFilter {
-  private bits: Uint32Array;
-  private blockMask: number;
-  private readonly totalBits: number;
+  private readonly bits: Uint32Array;
+  private readonly blockMask: number;
   private count = 0;
   /** Look-ups that could not be ruled out in memory (duplicates and false positives). */
   maybes = 0;
 
-  constructor(expected: number) {
+  constructor(private readonly capacity: number) {
+    // A power of two of at least BITS_PER_ID per id: between 2 and 4 bytes per id.
     let m = MIN_BITS;
-    while (m < expected * BITS_PER_ID * 2) m *= 2;
-    this.totalBits = m;
+    while (m < capacity * BITS_PER_ID) m *= 2;
     this.bits = new Uint32Array(m >>> 5);
     this.blockMask = (m >>> 5) / BLOCK_WORDS - 1;
   }
@@ -65,24 +74,156 @@ export class IdFilter {
     return true;
   }
 
-  /** Whether the filter has filled past its design size and should be rebuilt larger. */
+  /** Forgets every id, keeping the memory. */
+  clear(): void {
+    this.bits.fill(0);
+    this.count = 0;
+  }
+
+  /** Whether the filter holds its design number of ids. */
   get full(): boolean {
-    return this.count * BITS_PER_ID > this.totalBits;
+    return this.count >= this.capacity;
   }
 
   get size(): number {
     return this.count;
   }
+
+  get bytes(): number {
+    return this.bits.byteLength;
+  }
 }
 
-/** Builds the filter from every stored object record's id (one sequential scan at open). */
-export function loadIdFilter(db: Database.Database): IdFilter {
-  const n = (db.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n;
-  const f = new IdFilter(n);
-  const ids = db
-    .prepare("SELECT event_id FROM records WHERE object IS NOT NULL")
+/**
+ * The ids of the newest object records, in two generations of `capacity` ids each: when the current
+ * one fills, the older is cleared and becomes current. Memory is fixed at construction, and the
+ * window always holds at least the newest `capacity` object records.
+ */
+export class DedupWindow {
+  private current: IdFilter;
+  private previous: IdFilter;
+  /** First seq the previous generation (or, before any rotation, the current one) covers. */
+  private start: number;
+  private currentStart: number;
+  /** Per stream row: a seq at or before the record of its durable checkpoint (where copies can begin). */
+  private readonly resumeSeq = new Map<number, number>();
+  /** Records checked by exact look-up because their stream resumes before the window. */
+  exactChecks = 0;
+
+  constructor(
+    readonly capacity: number,
+    start = 0,
+  ) {
+    this.current = new IdFilter(capacity);
+    this.previous = new IdFilter(capacity);
+    this.start = start;
+    this.currentStart = start;
+  }
+
+  /** Whether a record of this stream could copy one older than the window, so the filter cannot rule it out. */
+  needsExact(stream: number, seq: number): boolean {
+    let from = this.resumeSeq.get(stream);
+    if (from === undefined) {
+      // A stream unknown at open was created since: every record of it lies at or after this one.
+      from = seq;
+      this.resumeSeq.set(stream, from);
+    }
+    if (from >= this.start) return false;
+    this.exactChecks++;
+    return true;
+  }
+
+  /** Whether the id may be in the window (false: certainly not). */
+  mayHave(id: Buffer | string): boolean {
+    return this.current.mayHave(id) || (this.previous.size > 0 && this.previous.mayHave(id));
+  }
+
+  /** Adds the id of the object record stored at seq. */
+  add(id: Buffer | string, seq: number): void {
+    if (this.current.full) {
+      const old = this.previous;
+      this.previous = this.current;
+      this.start = this.currentStart;
+      old.clear();
+      this.current = old;
+      this.currentStart = seq;
+    }
+    this.current.add(id);
+  }
+
+  /** The stream's checkpoint moved to a record at or after seq. */
+  checkpointAt(stream: number, seq: number): void {
+    const prev = this.resumeSeq.get(stream);
+    if (prev === undefined || seq > prev) this.resumeSeq.set(stream, seq);
+  }
+
+  /** Sets where a stream's copies can begin, from what open found on disk (-1: unknown). */
+  resumeAt(stream: number, seq: number): void {
+    this.resumeSeq.set(stream, seq);
+  }
+
+  get maybes(): number {
+    return this.current.maybes + this.previous.maybes;
+  }
+
+  /** Bytes of filter memory: fixed, whatever the journal's length. */
+  get bytes(): number {
+    return this.current.bytes + this.previous.bytes;
+  }
+
+  /** Ids held now. */
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+
+  /** The oldest seq the window covers. */
+  get windowStart(): number {
+    return this.start;
+  }
+}
+
+/**
+ * Builds the window from the newest records: a bounded scan from the end of the file, whatever its
+ * length. Each stream's resume point is found among those records when its checkpoint is there, or
+ * among the control rows (bookmarks, baselines); elsewhere it is unknown, and that stream's
+ * records take the exact look-up until its next checkpoint.
+ */
+export function loadDedupWindow(
+  db: Database.Database,
+  capacity = DEDUP_WINDOW_DEFAULT,
+): DedupWindow {
+  const rows = db
+    .prepare(
+      "SELECT seq, event_id, stream, rv, object IS NOT NULL AS obj FROM records ORDER BY seq DESC LIMIT ?",
+    )
     .raw()
-    .iterate() as Iterable<[Buffer | string]>;
-  for (const [id] of ids) f.add(id);
-  return f;
+    .all(capacity) as [number, Buffer | string, number, string | null, number][];
+  // Fewer rows than the capacity: the window covers the whole journal.
+  const start = rows.length < capacity ? 0 : rows[rows.length - 1][0];
+  const win = new DedupWindow(capacity, start);
+  const checkpoints = new Map<number, string | null>();
+  for (const s of db.prepare("SELECT id, last_rv FROM streams").all() as {
+    id: number;
+    last_rv: string | null;
+  }[])
+    checkpoints.set(s.id, s.last_rv);
+  const found = new Map<number, number>();
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const [seq, id, stream, rv, obj] = rows[i];
+    if (obj) win.add(id, seq);
+    if (rv !== null && checkpoints.get(stream) === rv) found.set(stream, seq);
+  }
+  const controlRv = db.prepare(
+    "SELECT min(seq) AS s FROM records WHERE object IS NULL AND stream=? AND rv=?",
+  );
+  for (const [stream, rv] of checkpoints) {
+    let seq = found.get(stream);
+    if (seq === undefined && rv !== null) {
+      seq = (controlRv.get(stream, rv) as { s: number | null }).s ?? undefined;
+    }
+    // No checkpoint at all: a resume relists, so copies could only be of records the window holds
+    // when the stream is younger than it; otherwise its records are checked exactly.
+    win.resumeAt(stream, seq ?? (start === 0 ? 0 : -1));
+  }
+  return win;
 }
