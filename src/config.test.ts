@@ -44,6 +44,12 @@ describe("loadConfig", () => {
         shutdownGraceMs: 20_000,
       },
       metrics: { host: "0.0.0.0", port: 9464 },
+      retention: { budget: { percent: 80 } },
+      redact: {
+        kinds: [],
+        configMapKeyPatterns: [],
+        annotations: ["kubectl.kubernetes.io/last-applied-configuration", "kapp.k14s.io/original"],
+      },
       logLevel: "info",
     });
   });
@@ -90,6 +96,8 @@ describe("loadConfig", () => {
       replay: { approvalTtlMs: 20_000, twoPerson: true, gateCacheMs: 500 },
       api: loadConfig({}).api,
       metrics: { host: "127.0.0.1", port: 9100 },
+      retention: loadConfig({}).retention,
+      redact: loadConfig({}).redact,
       logLevel: "debug",
     });
     expect(loadConfig({ KRPLY_METRICS_PORT: "off" }).metrics).toBeNull();
@@ -232,6 +240,45 @@ describe("loadConfig errors name the variable and its value", () => {
       'KRPLY_SNAPSHOT_KEEP="0" is invalid: must be at least 1',
       'LOG_LEVEL="loud" is invalid: must be one of fatal, error, warn, info, debug, trace, silent',
     ]);
+  });
+});
+
+describe("retention and redaction settings", () => {
+  it("read a size or a share of the volume, an age, kinds, key patterns, annotations, a key file", () => {
+    const c = loadConfig({
+      KRPLY_RETENTION_BYTES: "20Gi",
+      KRPLY_RETENTION_MAX_AGE: "90d",
+      KRPLY_REDACT_KINDS: "SealedSecret, Credential",
+      KRPLY_REDACT_CONFIGMAP_KEYS: "[Pp]assword,token$",
+      KRPLY_REDACT_ANNOTATIONS: "example.com/original",
+      KRPLY_REDACT_KEY_FILE: "/etc/krply/digest-key/key",
+    });
+    expect(c.retention).toEqual({ budget: { bytes: 20 * 2 ** 30 }, maxAgeMs: 90 * 86_400_000 });
+    expect(c.redact).toEqual({
+      kinds: ["SealedSecret", "Credential"],
+      configMapKeyPatterns: [/[Pp]assword/, /token$/],
+      annotations: ["example.com/original"],
+      keyFile: "/etc/krply/digest-key/key",
+    });
+    expect(loadConfig({ KRPLY_RETENTION_BYTES: "500M" }).retention.budget).toEqual({
+      bytes: 500e6,
+    });
+    expect(loadConfig({ KRPLY_RETENTION_BYTES: "12.5%" }).retention.budget).toEqual({
+      percent: 12.5,
+    });
+  });
+
+  it("refuse what they cannot use, naming the variable", () => {
+    for (const [variable, value] of [
+      ["KRPLY_RETENTION_BYTES", "lots"],
+      ["KRPLY_RETENTION_BYTES", "0%"],
+      ["KRPLY_RETENTION_BYTES", "150%"],
+      ["KRPLY_RETENTION_BYTES", "1000"],
+      ["KRPLY_RETENTION_MAX_AGE", "3 weeks"],
+      ["KRPLY_REDACT_CONFIGMAP_KEYS", "pass(word"],
+    ]) {
+      expect(failure({ [variable]: value }).problems.map(p => p.variable)).toEqual([variable]);
+    }
   });
 });
 

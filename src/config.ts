@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MANIFEST_COPY_ANNOTATIONS } from "./event";
 import { DefaultResources } from "./kube/discovery";
 import type { Selection } from "./watch/selection";
 import { EngineOptionsSchema, type EngineOptions } from "./watch/types";
@@ -42,6 +43,60 @@ function commaList() {
 const milliseconds = () => wholeNumber(1, 2 ** 31 - 1);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+const SIZE_UNITS: Record<string, number> = {
+  "": 1,
+  K: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+
+/** The journal's byte budget: a size (`20Gi`, `500M`, bytes) or a share of its volume (`80%`). */
+export type ByteBudget = { bytes: number } | { percent: number };
+
+function byteBudget() {
+  return z
+    .string()
+    .trim()
+    .transform((v, ctx): ByteBudget => {
+      const pct = /^(\d+(?:\.\d+)?)%$/.exec(v);
+      if (pct) {
+        const percent = Number(pct[1]);
+        if (percent > 0 && percent <= 100) return { percent };
+        ctx.addIssue({ code: "custom", message: "a percentage must be above 0 and at most 100" });
+        return z.NEVER;
+      }
+      const size = /^(\d+(?:\.\d+)?)([KMGT]i?)?$/.exec(v);
+      if (size) {
+        const bytes = Math.floor(Number(size[1]) * SIZE_UNITS[size[2] ?? ""]);
+        if (bytes >= 1 << 20) return { bytes };
+        ctx.addIssue({ code: "custom", message: "must be at least 1Mi" });
+        return z.NEVER;
+      }
+      ctx.addIssue({
+        code: "custom",
+        message: "must be a size (20Gi, 500M, bytes) or a percentage of the volume (80%)",
+      });
+      return z.NEVER;
+    });
+}
+
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration in minutes, hours or days (`90d`, `12h`, `30m`), as milliseconds. */
+function duration() {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+[mhd]$/, "must be a whole number of minutes, hours or days (30m, 12h, 90d)")
+    .transform(v => Number(v.slice(0, -1)) * DURATION_UNITS[v.slice(-1)])
+    .pipe(z.number().min(60_000, "must be at least 1m"));
+}
 
 // Every setting is an environment string; each parses to its typed value here and nowhere else. The
 // input side (strings, patterns, defaults, descriptions) is what docs/config.md and later the chart
@@ -201,6 +256,63 @@ const fields = {
     .min(1)
     .prefault("0.0.0.0")
     .describe("Address the recorder's metrics endpoint listens on."),
+  KRPLY_RETENTION_BYTES: byteBudget()
+    .prefault("80%")
+    .describe(
+      "Byte budget of the journal (file and WAL): a size (`20Gi`, `500M`) or a share of its " +
+        "volume (`80%`, measured with statfs each time the journal opens). Past 85% of it the " +
+        "oldest history is pruned, a `pruned` record says so, and recording continues. A volume " +
+        "that fills before the budget does (other files on it) prunes the same way.",
+    ),
+  KRPLY_RETENTION_MAX_AGE: duration()
+    .optional()
+    .describe(
+      "Oldest history kept (`90d`, `12h`, `30m`); older records are pruned and a `pruned` record " +
+        "says so. Unset: history is kept until the byte budget needs the room.",
+    ),
+  KRPLY_REDACT_KINDS: commaList()
+    .optional()
+    .describe(
+      "Kinds redacted like Secrets, comma-separated (`SealedSecret,Credential`): every payload field " +
+        "keeps its key names and each value becomes a digest. Secret is always redacted.",
+    ),
+  KRPLY_REDACT_CONFIGMAP_KEYS: commaList()
+    .pipe(
+      z.array(
+        z.string().transform((v, ctx) => {
+          try {
+            return new RegExp(v);
+          } catch {
+            ctx.addIssue({
+              code: "custom",
+              message: `${JSON.stringify(v)} is not a regular expression`,
+            });
+            return z.NEVER;
+          }
+        }),
+      ),
+    )
+    .optional()
+    .describe(
+      "ConfigMap data keys to redact: regular expressions, comma-separated (`(?i)password` is " +
+        "written `[Pp]assword`; `token$,^api-key$`). A matching key keeps its name and its value " +
+        "becomes a digest.",
+    ),
+  KRPLY_REDACT_ANNOTATIONS: commaList()
+    .prefault(MANIFEST_COPY_ANNOTATIONS.join(","))
+    .describe(
+      "Annotations that hold a copy of the manifest, values included; they are digested on every " +
+        "redacted object. The default covers kubectl's client-side apply and kapp.",
+    ),
+  KRPLY_REDACT_KEY_FILE: z
+    .string()
+    .trim()
+    .optional()
+    .describe(
+      "File holding the key that salts redaction digests (at least 16 bytes). In the cluster, the " +
+        "digest-key Secret the chart creates once, mounted as a file. Unset: `<journal>-digest.key` " +
+        "beside the journal, created once. The key never sits in the journal file.",
+    ),
   KRPLY_LOG_LEVEL: LogLevelSchema.optional().describe(
     `Level of krply's own logs (${LOG_LEVELS.join(", ")}). Unset: Pepr's \`LOG_LEVEL\`, else \`info\`.`,
   ),
@@ -243,6 +355,8 @@ export interface KrplyConfig {
   api: ApiSettings;
   /** The recorder's /metrics endpoint; null when it is off. */
   metrics: { host: string; port: number } | null;
+  retention: RetentionSettings;
+  redact: RedactSettings;
   logLevel: LogLevel;
 }
 
@@ -264,6 +378,21 @@ export interface ReplaySettings {
   approvalTtlMs: number;
   twoPerson: boolean;
   gateCacheMs: number;
+}
+
+/** What the journal redacts before anything reaches disk. */
+export interface RedactSettings {
+  kinds: string[];
+  configMapKeyPatterns: RegExp[];
+  annotations: string[];
+  keyFile?: string;
+}
+
+/** How much history the journal keeps. */
+export interface RetentionSettings {
+  budget: ByteBudget;
+  /** Oldest history kept, in milliseconds; undefined keeps everything the budget allows. */
+  maxAgeMs?: number;
 }
 
 /** When scheduled snapshots run and how many are kept. */
@@ -395,6 +524,13 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       s.KRPLY_METRICS_PORT === null
         ? null
         : { host: s.KRPLY_METRICS_HOST, port: s.KRPLY_METRICS_PORT },
+    retention: { budget: s.KRPLY_RETENTION_BYTES, maxAgeMs: s.KRPLY_RETENTION_MAX_AGE },
+    redact: {
+      kinds: s.KRPLY_REDACT_KINDS ?? [],
+      configMapKeyPatterns: s.KRPLY_REDACT_CONFIGMAP_KEYS ?? [],
+      annotations: s.KRPLY_REDACT_ANNOTATIONS,
+      keyFile: s.KRPLY_REDACT_KEY_FILE,
+    },
     logLevel: s.KRPLY_LOG_LEVEL ?? pepr.data.LOG_LEVEL ?? "info",
   };
 }

@@ -20,3 +20,4 @@ export type {
   CoverageInput,
   CheckpointInput,
 } from "./records";
+export { MANIFEST_COPY_ANNOTATIONS } from "./redaction";

@@ -73,6 +73,46 @@ describe("journal failure behaviour", () => {
     }
   }, 60_000);
 
+  // A real full volume: a tmpfs in a private mount namespace, part of it taken by another file, so
+  // the disk fills long before the budget (the whole volume) does. SQLite then fails with SQLITE_FULL.
+  const canMount =
+    process.platform === "linux" && spawnSync("unshare", ["-rm", "true"]).status === 0;
+  (canMount ? it : it.skip)(
+    "on a full volume prunes in steps, writes the pruned records and keeps acknowledging",
+    () => {
+      const tmp = tempJournalPath();
+      try {
+        const dir = join(tmp.dir, "vol");
+        const out = spawnSync(
+          "unshare",
+          [
+            "-rm",
+            "sh",
+            "-c",
+            `mkdir -p "$1" && mount -t tmpfs -o size=16m none "$1" && ` +
+              `dd if=/dev/zero of="$1/other" bs=1M count=8 2>/dev/null && ` +
+              `exec "$0" --import tsx "$2" prune "$1/j.db" 1500`,
+            process.execPath,
+            dir,
+            CHILD,
+          ],
+          { cwd: ROOT, encoding: "utf8", env: { ...process.env, KRPLY_LOG_LEVEL: "silent" } },
+        );
+        expect(out.stderr).toBe("");
+        const lines = out.stdout.trim().split("\n");
+        // 1500 batches hold about three times what fits on the volume: every one was acknowledged.
+        expect(lines.filter(l => l.startsWith("ack ")).length).toBe(1500);
+        const pruned = lines.find(l => l.startsWith("pruned "))!.split(" ");
+        expect(Number(pruned[1])).toBeGreaterThan(0);
+        expect(pruned[2].split(",").every(r => r === "bytes")).toBe(true);
+        expect(lines[lines.length - 1]).toBe("fsck ok");
+      } finally {
+        tmp.cleanup();
+      }
+    },
+    120_000,
+  );
+
   it("survives SIGKILL at random moments: fsck passes, acknowledged batches stay, no duplicates", async () => {
     const tmp = tempJournalPath();
     const acked = new Set<number>();

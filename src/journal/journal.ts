@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { JournalRecord } from "../event";
 import { logger } from "../log/logger";
 import type { CodecOptions } from "./codec/codec";
 import { toJournalError } from "./errors";
 import { TAIL_ROWS } from "./maintain/fsck";
-import { Retention } from "./maintain/retention";
+import { FULL_DISK_STEP, Retention } from "./maintain/retention";
 import { SqliteView } from "./read/view";
 import { LruCache, type CachedVersion, type KeyframePosition } from "./store/cache";
 import { connect, CONNECTION_DEFAULTS } from "./store/connection";
@@ -29,6 +28,7 @@ import {
   type WriterStatements,
 } from "./write/append";
 import { loadDedupWindow } from "./write/dedup";
+import { loadDigestKey } from "./write/digest-key";
 import type { RedactPolicy } from "./write/redact";
 
 const log = logger("journal");
@@ -84,11 +84,7 @@ class SqliteJournal extends SqliteView implements Journal {
 
   constructor(path: string, db: Database.Database, options: JournalOptions) {
     super(path, db, new Store(db));
-    let salt = metaValue(db, "redact_salt");
-    if (!salt) {
-      salt = randomBytes(16).toString("hex");
-      db.prepare("INSERT INTO meta (key, value) VALUES ('redact_salt', ?)").run(salt);
-    }
+    const salt = loadDigestKey(db, path, options.redact?.keyFile);
     const codec: CodecOptions = {
       keyframeEvery: Math.max(1, options.keyframeEvery ?? DEFAULTS.keyframeEvery),
       deflateMinBytes: DEFAULTS.deflateMinBytes,
@@ -96,6 +92,7 @@ class SqliteJournal extends SqliteView implements Journal {
     const policy: RedactPolicy = {
       kinds: new Set(["Secret", ...(options.redact?.kinds ?? [])]),
       configMapKeyPatterns: options.redact?.configMapKeyPatterns ?? [],
+      annotations: options.redact?.annotations,
       salt,
     };
     const cacheSize = options.lastVersionCacheSize ?? DEFAULTS.lastVersionCacheSize;
@@ -117,8 +114,9 @@ class SqliteJournal extends SqliteView implements Journal {
       duplicates: 0,
     };
     this.st = writerStatements(db);
-    if (options.retention && (options.retention.maxBytes || options.retention.maxAgeMs)) {
-      this.retention = new Retention(db, this.store, path, options.retention, codec);
+    const r = options.retention;
+    if (r && (r.maxBytes || r.volumePercent || r.maxAgeMs)) {
+      this.retention = new Retention(db, this.store, path, r, codec);
     }
   }
 
@@ -164,9 +162,10 @@ class SqliteJournal extends SqliteView implements Journal {
     } catch (err) {
       const e = toJournalError(err, "append");
       if (e.code !== "DISK_FULL" || !this.retention) throw e;
-      // Over budget: make room from the oldest history, then try the batch once more.
+      // Over budget or out of disk: make room from the oldest history, then try the batch once more.
       log.warn({ err: e.message }, "append hit the size cap; pruning and retrying");
-      this.prune(new Date(), true);
+      this.retention.diskFull();
+      this.pruneInSteps();
       try {
         return this.commit(batch);
       } catch (err2) {
@@ -206,7 +205,14 @@ class SqliteJournal extends SqliteView implements Journal {
     w.duplicates += out.duplicates;
     for (const [id, v] of out.pending) w.cache.set(id, v);
     for (const [stream, seq] of out.resumes) w.ids.checkpointAt(stream, seq);
-    if (this.retention?.due()) this.prune(new Date());
+    // The batch is durable now; a prune that fails is retried after a later batch, never fails this one.
+    if (this.retention?.due()) {
+      try {
+        this.prune(new Date());
+      } catch (err) {
+        log.warn({ err, path: this.path }, "prune after an append failed; it is retried later");
+      }
+    }
     return out.result;
   }
 
@@ -240,12 +246,19 @@ class SqliteJournal extends SqliteView implements Journal {
     }
   }
 
-  prune(now?: Date, force = false): JournalRecord | null {
+  /** On a full volume: small prunes, each committed and checkpointed, until the journal is back at its target. */
+  private pruneInSteps(): void {
+    for (let step = 0; step < 1 / FULL_DISK_STEP && this.retention?.overTarget(); step++) {
+      if (!this.prune(new Date(), true, FULL_DISK_STEP)) break;
+    }
+  }
+
+  prune(now?: Date, force = false, maxShare?: number): JournalRecord | null {
     this.open();
     if (!this.retention) return null;
     const w = this.w;
     try {
-      const rec = this.retention.run(now ?? new Date(), force, w.nextSeq);
+      const rec = this.retention.run(now ?? new Date(), force, w.nextSeq, maxShare);
       if (rec) {
         this.wrote();
         w.nextSeq = rec.ingestSeq! + 1;
@@ -268,6 +281,7 @@ class SqliteJournal extends SqliteView implements Journal {
       cacheHits: this.w.cache.hits,
       cacheMisses: this.w.cache.misses,
       records: this.recordCount(),
+      budgetBytes: this.retention?.budgetBytes ?? null,
       dedup: {
         bytes: ids.bytes,
         ids: ids.size,

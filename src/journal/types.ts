@@ -8,10 +8,23 @@ export interface RedactOptions {
   kinds: string[];
   /** ConfigMap data keys matching any of these are redacted the same way. */
   configMapKeyPatterns: RegExp[];
+  /** Annotations holding a manifest copy, digested on redacted objects (default: MANIFEST_COPY_ANNOTATIONS). */
+  annotations: string[];
+  /**
+   * File holding the digest key (at least 16 bytes); it must exist. Without it the key lives in a
+   * file beside the journal (`<journal>-digest.key`, created once, mode 0600), never in the journal.
+   */
+  keyFile: string;
 }
 
 export interface RetentionOptions {
+  /** Byte budget of the journal file and its WAL together. */
   maxBytes?: number;
+  /**
+   * Byte budget as a share (0-100) of the journal's volume, measured with statfs when it opens; the
+   * smaller of this and maxBytes applies.
+   */
+  volumePercent?: number;
   maxAgeMs?: number;
 }
 
@@ -41,6 +54,8 @@ export interface JournalStats {
   cacheHits: number;
   cacheMisses: number;
   records: number;
+  /** The byte budget the journal runs with (null: none). */
+  budgetBytes: number | null;
   /** The dedup filter: its fixed memory, the ids it holds, and records checked by exact look-up. */
   dedup: { bytes: number; ids: number; windowStart: number; exactChecks: number };
 }

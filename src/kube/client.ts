@@ -5,6 +5,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { Agent, request, type Dispatcher } from "undici";
 import { logger } from "../log/logger";
 import { apiErrorFrom, toNetworkError } from "./errors";
+import { parseJsonText } from "./json";
 
 const log = logger("kube");
 
@@ -257,11 +258,8 @@ export class KubeClient {
         header(res.headers, "retry-after"),
       );
     }
-    try {
-      return { status: res.statusCode, data: JSON.parse(text) as T };
-    } catch (err) {
-      throw new Error(`${method} ${url}: answer is not JSON`, { cause: err });
-    }
+    // A list answer can hold Secrets, and JSON.parse's message quotes the text: never keep it.
+    return { status: res.statusCode, data: parseJsonText(text, `${method} ${url}: the answer`) as T };
   }
 
   /** Opens a streaming GET (a watch); the caller reads body and must destroy it when done. */

@@ -6,7 +6,7 @@ const fixed = (v: number) => () => v;
 
 describe("classify", () => {
   it("maps each thrown kind onto its failure", () => {
-    expect(classify(new MalformedLineError("bad", "{")).kind).toBe("malformed");
+    expect(classify(new MalformedLineError("bad", 1)).kind).toBe("malformed");
     expect(classify(new StalledError("silent")).kind).toBe("stalled");
     expect(classify(new SinkError("disk")).kind).toBe("journal");
     expect(classify(new NetworkError("reset", "ECONNRESET")).kind).toBe("network");
@@ -47,7 +47,7 @@ describe("decide", () => {
     });
     for (const err of [
       new NetworkError("reset", "ECONNRESET"),
-      new MalformedLineError("bad", "{"),
+      new MalformedLineError("bad", 1),
       new StalledError("silent"),
       new SinkError("disk"),
       new ApiError("x", 500, "InternalError", undefined),

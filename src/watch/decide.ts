@@ -27,7 +27,8 @@ export interface DecideOptions {
 export class MalformedLineError extends Error {
   constructor(
     message: string,
-    readonly line: string,
+    /** The line's length: never its text, which can carry a Secret's values. */
+    readonly bytes: number,
   ) {
     super(message);
     this.name = "MalformedLineError";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { WatchEventSchema, type KubeObject } from "../event";
 import { StatusSchema, type Status } from "../kube/errors";
+import { parseJsonText } from "../kube/json";
 
 const ObjectWithRvSchema = z.looseObject({
   metadata: z.looseObject({
@@ -20,16 +21,24 @@ export type ParsedLine =
   | { type: "ERROR"; status: Status }
   | { type: "malformed"; error: string };
 
+/**
+ * Where a schema refused the input: paths and codes only. A message may quote the input, and a watch
+ * line can carry a Secret.
+ */
+export function issuesOf(error: z.ZodError): string {
+  return error.issues.map(i => `${i.path.join(".") || "(root)"}: ${i.code}`).join("; ");
+}
+
 /** Parses and validates one line of a watch response; never throws. */
 export function parseWatchLine(line: string): ParsedLine {
   let raw: unknown;
   try {
-    raw = JSON.parse(line);
+    raw = parseJsonText(line, "the line");
   } catch (err) {
-    return { type: "malformed", error: `not JSON: ${(err as Error).message}` };
+    return { type: "malformed", error: (err as Error).message };
   }
   const ev = WatchEventSchema.safeParse(raw);
-  if (!ev.success) return { type: "malformed", error: `not a watch event: ${ev.error.message}` };
+  if (!ev.success) return { type: "malformed", error: `not a watch event: ${issuesOf(ev.error)}` };
   const { type, object } = ev.data;
   if (type === "ERROR") {
     const st = StatusSchema.safeParse(object);
@@ -65,7 +74,9 @@ export interface ListPage {
 
 /** Validates a LIST answer. */
 export function parseListPage(raw: unknown): ListPage {
-  const l = ListSchema.parse(raw);
+  const parsed = ListSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`not a list: ${issuesOf(parsed.error)}`);
+  const l = parsed.data;
   return {
     resourceVersion: l.metadata.resourceVersion,
     continueToken: l.metadata.continue ?? "",

@@ -87,6 +87,21 @@ export function recorderConfigOf(config: KrplyConfig): RecorderConfig {
     mirrorEveryMs: config.mirrorEveryMs,
     journalRetryMs: config.journalRetryMs,
     fsckEveryMs: config.fsckEveryHours * 3_600_000,
+    journal: journalOptionsOf(config),
+  };
+}
+
+/** The journal's part of the configuration: what it keeps and what it redacts. */
+export function journalOptionsOf(
+  config: Pick<KrplyConfig, "retention" | "redact">,
+): JournalOptions {
+  const { budget, maxAgeMs } = config.retention;
+  return {
+    retention: {
+      ...("bytes" in budget ? { maxBytes: budget.bytes } : { volumePercent: budget.percent }),
+      maxAgeMs,
+    },
+    redact: config.redact,
   };
 }
 

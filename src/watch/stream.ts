@@ -381,7 +381,7 @@ export class StreamRunner implements SinkOwner {
       case "malformed":
         this.stats.malformed++;
         this.ctx.metrics.malformed.inc({ stream: this.streamId });
-        throw new MalformedLineError(`malformed watch line: ${p.error}`, line.slice(0, 200));
+        throw new MalformedLineError(`malformed watch line: ${p.error}`, Buffer.byteLength(line));
       case "ERROR": {
         const err = apiErrorFromStatus(p.status, `watch ${this.spec.path}`);
         this.ctx.metrics.watchErrors.inc({ stream: this.streamId, code: String(err.status) });

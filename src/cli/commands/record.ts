@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { DefaultResources } from "../../kube/default-resources";
 import type { StreamStatus } from "../../watch/types";
+import { loadConfig } from "../../config";
 import { globalOptions, journalPath } from "../program";
 import { table } from "../output";
 
@@ -70,7 +71,9 @@ interface RecordFlags {
 
 async function runRecord(opts: RecordFlags, store: string): Promise<void> {
   // The recorder brings the kube client; only this command loads it, so readers start fast.
-  const { Recorder } = await import("../../watch/recorder");
+  const { Recorder, journalOptionsOf } = await import("../../watch/recorder");
+  // Retention and redaction follow the same KRPLY_* settings as in the cluster.
+  const config = loadConfig(process.env, { defaults: { KRPLY_JOURNAL: store } });
   const recorder = new Recorder({
     journalPath: store,
     kubeconfig: opts.kubeconfig,
@@ -82,6 +85,7 @@ async function runRecord(opts: RecordFlags, store: string): Promise<void> {
     },
     mirrorEveryMs: 30_000,
     journalRetryMs: 0,
+    journal: journalOptionsOf(config),
     // No Pepr Reconcile binding out here: follow CRDs created and deleted after the start ourselves.
     followCrds: true,
   });

@@ -1,3 +1,14 @@
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  statSync,
+  statfsSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { recordIdFor } from "../../event";
 import type { JournalRecord } from "../../event";
@@ -26,11 +37,34 @@ const WAL_SHARE = 0.05;
 const PRUNE_AT = 0.85; // of the main-file cap
 const PRUNE_TO = 0.6;
 const AGE_CHECK_MS = 60_000;
+// A full disk leaves no room even to prune (a delete writes WAL frames, and a checkpoint may grow the
+// main file), so a reserve file of the WAL's share is kept beside the journal and given up first.
+const RESERVE_MIN = 64 * 1024;
+const RESERVE_MAX = 64 * 1024 * 1024;
+// A prune's WAL holds about as many bytes as it removes, so on a full volume it goes in steps this
+// share of the records each, every step committed and checkpointed before the next.
+export const FULL_DISK_STEP = 0.05;
+
+/** The byte budget in bytes: the smaller of a fixed size and a share of the volume the journal is on. */
+export function byteBudget(opts: RetentionOptions, path: string): number | undefined {
+  let budget = opts.maxBytes;
+  if (opts.volumePercent !== undefined) {
+    const fs = statfsSync(dirname(path));
+    const share = Math.floor((fs.blocks * fs.bsize * opts.volumePercent) / 100);
+    budget = budget === undefined ? share : Math.min(budget, share);
+  }
+  return budget;
+}
 
 /** Byte-budget and age retention: prunes oldest history, keeping a keyframe per live object. */
 export class Retention {
   private readonly pageSize: number;
-  private readonly capPages: number | null;
+  private capPages: number | null;
+  private readonly reservePath: string;
+  /** Most of the records one prune removes: all it needs, until the volume has once been full. */
+  private stepShare = 1;
+  /** The byte budget this journal runs with (null: none). */
+  readonly budgetBytes: number | null;
   private lastAgeCheck = 0;
 
   constructor(
@@ -42,14 +76,69 @@ export class Retention {
   ) {
     this.pageSize = db.pragma("page_size", { simple: true }) as number;
     this.capPages = null;
-    if (opts.maxBytes) {
-      const cap = Math.max(16, Math.floor((opts.maxBytes * MAIN_SHARE) / this.pageSize));
+    const maxBytes = byteBudget(opts, path);
+    this.budgetBytes = maxBytes ?? null;
+    if (maxBytes) {
+      const cap = Math.max(16, Math.floor((maxBytes * MAIN_SHARE) / this.pageSize));
       this.capPages = cap;
       db.pragma(`max_page_count = ${cap}`);
       db.pragma(
-        `wal_autocheckpoint = ${Math.max(8, Math.floor((opts.maxBytes * WAL_SHARE) / this.pageSize / 2))}`,
+        `wal_autocheckpoint = ${Math.max(8, Math.floor((maxBytes * WAL_SHARE) / this.pageSize / 2))}`,
       );
-      db.pragma(`journal_size_limit = ${Math.floor(opts.maxBytes * WAL_SHARE)}`);
+      db.pragma(`journal_size_limit = ${Math.floor(maxBytes * WAL_SHARE)}`);
+    }
+    this.reservePath = `${path}-reserve`;
+    if (maxBytes)
+      this.makeReserve(Math.min(RESERVE_MAX, Math.max(RESERVE_MIN, maxBytes * WAL_SHARE)));
+  }
+
+  private makeReserve(bytes: number): void {
+    if (existsSync(this.reservePath)) return;
+    let fd: number | null = null;
+    try {
+      fd = openSync(this.reservePath, "w");
+      // Written, not only sized: a sparse file would hold no blocks to give back.
+      const chunk = Buffer.alloc(64 * 1024);
+      for (let done = 0; done < bytes; done += chunk.length) writeSync(fd, chunk);
+    } catch (err) {
+      if (fd !== null) ftruncateSync(fd, 0);
+      log.warn(
+        { err, path: this.reservePath },
+        "no room for the disk-full reserve; continuing without",
+      );
+    } finally {
+      if (fd !== null) closeSync(fd);
+    }
+  }
+
+  /**
+   * The volume filled before the budget did (other files on it, or a budget larger than the free
+   * space). Gives up the reserve, lets the WAL drain into the main file, and from now on caps the
+   * journal at the pages it has, so the force prune that follows makes room inside the file.
+   */
+  diskFull(): void {
+    let released = 0;
+    if (existsSync(this.reservePath)) {
+      released = statSync(this.reservePath).size;
+      unlinkSync(this.reservePath);
+      log.warn({ path: this.reservePath }, "volume full: released the reserve to prune");
+    }
+    try {
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
+    } catch (err) {
+      log.warn({ err, path: this.path }, "WAL checkpoint on a full volume failed");
+    }
+    this.stepShare = FULL_DISK_STEP;
+    const pages = this.db.pragma("page_count", { simple: true }) as number;
+    // Half the released reserve may grow the file while the prune reshuffles pages; the WAL takes the rest.
+    const cap = pages + Math.floor(released / 2 / this.pageSize);
+    if (this.capPages === null || cap < this.capPages) {
+      this.capPages = Math.max(16, cap);
+      this.db.pragma(`max_page_count = ${this.capPages}`);
+      log.warn(
+        { path: this.path, capBytes: this.capPages * this.pageSize },
+        "volume full below the byte budget: the journal keeps to the size it has",
+      );
     }
   }
 
@@ -84,23 +173,29 @@ export class Retention {
     return r.s ?? (max.s ?? 0) + 1;
   }
 
-  private cutForBytes(force: boolean): number {
+  private cutForBytes(force: boolean, maxShare: number): number {
     if (!this.capPages) return 0;
     const used = this.usedPages();
     if (!force && used <= this.capPages * PRUNE_AT) return 0;
     const target = this.capPages * PRUNE_TO;
     const count = (this.db.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n;
     if (count === 0) return 0;
-    const drop = Math.min(count - 1, Math.ceil(((used - target) / used) * count));
+    const share = Math.min(maxShare, (used - target) / used);
+    const drop = Math.min(count - 1, Math.ceil(share * count));
     const r = this.db
       .prepare("SELECT seq FROM records ORDER BY seq LIMIT 1 OFFSET ?")
       .get(Math.max(0, drop)) as { seq: number } | undefined;
     return r?.seq ?? 0;
   }
 
+  /** Whether the journal holds more than the prune target (so one more step would free something). */
+  overTarget(): boolean {
+    return this.capPages !== null && this.usedPages() > this.capPages * PRUNE_TO;
+  }
+
   /** Prunes if rules demand it (or force); returns the `pruned` record written, or null. */
-  run(now: Date, force: boolean, nextSeq: number): JournalRecord | null {
-    const cut = Math.max(this.cutForAge(now), this.cutForBytes(force));
+  run(now: Date, force: boolean, nextSeq: number, maxShare = this.stepShare): JournalRecord | null {
+    const cut = Math.max(this.cutForAge(now), this.cutForBytes(force, maxShare));
     const min = (this.db.prepare("SELECT min(seq) AS s FROM records").get() as { s: number | null })
       .s;
     if (min === null || cut <= min) return null;

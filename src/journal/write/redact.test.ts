@@ -1,8 +1,9 @@
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
 import { eventRecord } from "../../event";
-import { openJournal } from "../index";
+import { JournalError, openJournal } from "../index";
 import { digestValue, redactObject, REDACTED_PREFIX, type RedactPolicy } from "./redact";
 import { at, configMap, streamKey, tempJournalPath } from "../../../test/support/journal-fixtures";
 
@@ -69,6 +70,90 @@ describe("redaction", () => {
     });
     const plain = configMap("c", "ns", "u", 1, { mode: "fast" });
     expect(redactObject(plain, "ConfigMap", policy)).toEqual({ object: plain, redacted: false });
+  });
+
+  it("digests every listed manifest-copy annotation, kapp's by default", () => {
+    const s = secret(1, PLAIN);
+    (s.metadata.annotations as Record<string, string>)["kapp.k14s.io/original"] = JSON.stringify({
+      data: { password: B64 },
+    });
+    (s.metadata.annotations as Record<string, string>)["example.com/copy"] = PLAIN;
+    const byDefault = redactObject(s, "Secret", policy).object;
+    const ann = (byDefault.metadata as { annotations: Record<string, string> }).annotations;
+    expect(ann["kapp.k14s.io/original"]).toMatch(REDACTED_PREFIX);
+    expect(ann["kubectl.kubernetes.io/last-applied-configuration"]).toMatch(REDACTED_PREFIX);
+    expect(ann["example.com/copy"]).toBe(PLAIN); // not listed
+    const listed = redactObject(s, "Secret", { ...policy, annotations: ["example.com/copy"] });
+    const ann2 = (listed.object.metadata as { annotations: Record<string, string> }).annotations;
+    expect(ann2["example.com/copy"]).toMatch(REDACTED_PREFIX);
+    expect(ann2["kapp.k14s.io/original"]).not.toMatch(REDACTED_PREFIX);
+  });
+
+  it("keeps the digest key out of the journal file: from the key file, or one made beside it", () => {
+    const tmp = tempJournalPath();
+    try {
+      const keyFile = join(tmp.dir, "key");
+      const key = "k".repeat(20) + "-from-a-secret";
+      writeFileSync(keyFile, `${key}\n`);
+      const stream = streamKey("secrets", "", "v1", "shop");
+      const rec = eventRecord({
+        stream,
+        watchType: "ADDED",
+        object: secret(1, PLAIN),
+        observedAt: at(1),
+      });
+      const j = openJournal(tmp.path, { redact: { keyFile } });
+      j.append({ records: [rec], checkpoints: [] });
+      const stored = j.objectHistory({
+        clusterId: "test",
+        kind: "Secret",
+        namespace: "shop",
+        name: "db",
+      });
+      expect((stored[0].object as unknown as { data: { password: string } }).data.password).toBe(
+        digestValue(B64, key),
+      );
+      j.checkpointWal();
+      j.close();
+      expect(readFileSync(tmp.path).includes(Buffer.from(key))).toBe(false);
+      const db = new Database(tmp.path, { readonly: true });
+      expect(db.prepare("SELECT value FROM meta WHERE key LIKE '%salt%'").all()).toEqual([]);
+      db.close();
+      // A configured key file that is missing stops the open: a new key would change every digest.
+      expect(() => openJournal(tmp.path, { redact: { keyFile: join(tmp.dir, "none") } })).toThrow(
+        JournalError,
+      );
+      // Without one, a key file beside the journal is created once, readable by its owner only.
+      const other = join(tmp.dir, "other.db");
+      openJournal(other).close();
+      const made = `${other}-digest.key`;
+      expect(statSync(made).mode & 0o077).toBe(0);
+      const first = readFileSync(made, "utf8");
+      openJournal(other).close();
+      expect(readFileSync(made, "utf8")).toBe(first);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it("moves a key an older krply kept inside the journal into the key file", () => {
+    const tmp = tempJournalPath();
+    try {
+      openJournal(tmp.path).close();
+      rmSync(`${tmp.path}-digest.key`);
+      const db = new Database(tmp.path);
+      db.prepare(
+        "INSERT INTO meta (key, value) VALUES ('redact_salt', 'legacy-salt-0123456789')",
+      ).run();
+      db.close();
+      openJournal(tmp.path).close();
+      expect(readFileSync(`${tmp.path}-digest.key`, "utf8").trim()).toBe("legacy-salt-0123456789");
+      const after = new Database(tmp.path, { readonly: true });
+      expect(after.prepare("SELECT value FROM meta WHERE key='redact_salt'").get()).toBeUndefined();
+      after.close();
+    } finally {
+      tmp.cleanup();
+    }
   });
 
   it("never lets a secret value reach the database or WAL bytes", () => {

@@ -1,16 +1,21 @@
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../../event";
+import { canonicalJson, MANIFEST_COPY_ANNOTATIONS } from "../../event";
 
 /** Resolved redaction policy: a set of kinds (always including Secret) and ConfigMap key patterns. */
 export interface RedactPolicy {
   kinds: ReadonlySet<string>;
   configMapKeyPatterns: readonly RegExp[];
-  /** Per-journal salt, so digests of short values cannot be looked up in a precomputed table. */
+  /** Annotations that hold a copy of the manifest, digested on every redacted object. */
+  annotations?: readonly string[];
+  /**
+   * The digest key. It lives outside the journal file, so that whoever holds the file cannot test
+   * guesses of a low-entropy value against its digest.
+   */
   salt: string;
 }
 
 export const REDACTED_PREFIX = "krply-redacted:sha256:";
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
 // Fields that describe an object rather than hold its payload; everything else of a listed kind is digested.
 const KEEP_TOP_LEVEL = new Set(["apiVersion", "kind", "metadata", "type", "immutable"]);
 
@@ -42,11 +47,20 @@ function digestMap(
   return { out, hit };
 }
 
-function withoutLastApplied(meta: Record<string, unknown>, salt: string): Record<string, unknown> {
+function withoutManifestCopies(
+  meta: Record<string, unknown>,
+  policy: RedactPolicy,
+): Record<string, unknown> {
   const ann = meta.annotations as Record<string, unknown> | undefined;
-  if (!ann || !(LAST_APPLIED in ann)) return meta;
-  // kubectl copies the whole manifest, values included, into this annotation.
-  return { ...meta, annotations: { ...ann, [LAST_APPLIED]: digestValue(ann[LAST_APPLIED], salt) } };
+  if (!ann || typeof ann !== "object") return meta;
+  let out: Record<string, unknown> | null = null;
+  for (const key of policy.annotations ?? MANIFEST_COPY_ANNOTATIONS) {
+    if (!(key in ann)) continue;
+    // The tool copied the whole manifest, values included, into this annotation.
+    out ??= { ...ann };
+    out[key] = digestValue(ann[key], policy.salt);
+  }
+  return out ? { ...meta, annotations: out } : meta;
 }
 
 /** Returns the object with secret values replaced by digests, or the same object when nothing applies. */
@@ -61,7 +75,7 @@ export function redactObject(
     for (const [k, v] of Object.entries(object)) {
       out[k] = KEEP_TOP_LEVEL.has(k) ? v : digestMap(v, policy.salt).out;
     }
-    out.metadata = withoutLastApplied(meta, policy.salt);
+    out.metadata = withoutManifestCopies(meta, policy);
     return { object: out, redacted: true };
   }
   if (kind === "ConfigMap" && policy.configMapKeyPatterns.length > 0) {
@@ -75,7 +89,7 @@ export function redactObject(
       hit ||= r.hit;
     }
     if (!hit) return { object, redacted: false };
-    out.metadata = withoutLastApplied(meta, policy.salt);
+    out.metadata = withoutManifestCopies(meta, policy);
     return { object: out, redacted: true };
   }
   return { object, redacted: false };
