@@ -29,3 +29,18 @@ export function toJournalError(err: unknown, what: string): JournalError {
   }
   return new JournalError(`${what}: ${msg}`, "IO", { cause: err });
 }
+
+/**
+ * Whether an append failed because of what it was asked to store (a record or checkpoint the
+ * journal refuses, or one its encoder cannot handle) rather than because of the file or the disk.
+ * The same batch without that record would succeed, so the writer can isolate it.
+ */
+export function isRecordFault(err: unknown): boolean {
+  if (!(err instanceof JournalError)) return false;
+  if (err.code === "INVALID") return true;
+  if (err.code !== "IO") return false;
+  // SQLite and the OS name their failures with a string code; a plain exception came from our own
+  // per-record code (encoding, redaction) on the values of one record.
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return err.cause instanceof Error && typeof code !== "string";
+}

@@ -9,3 +9,4 @@ export {
   type StoredPlan,
   type StoredRun,
 } from "./plans/replay-store";
+export { isRecordFault } from "./errors";

@@ -91,6 +91,12 @@ export class RecorderMetrics {
     labelNames: ["result"] as const,
     registers: [this.registry],
   });
+  readonly rejected = new Counter({
+    name: "krply_records_rejected_total",
+    help: "Records the journal refused; each is stored as an ERROR record in its place while the rest of its batch commits",
+    labelNames: ["stream"] as const,
+    registers: [this.registry],
+  });
   readonly appendFailures = new Counter({
     name: "krply_journal_append_failures_total",
     help: "Journal appends that failed and rolled back",

@@ -45,7 +45,10 @@ function item(owner: Owner, name: string, ...rvs: number[]): SinkItem {
 }
 
 const eventRvs = (j: Journal, streamId?: string) =>
-  j.events({ streamId }).records.map(r => r.resource!.resourceVersion);
+  j
+    .events({ streamId })
+    .records.filter(r => r.resource)
+    .map(r => r.resource!.resourceVersion);
 
 const checkpointOf = (j: Journal, streamId: string) =>
   j.streams().find(s => s.streamId === streamId)?.lastResourceVersion ?? null;
@@ -222,11 +225,11 @@ describe("JournalSink", () => {
   });
 
   describe("failure fan-out", () => {
-    it("fails every owner of a refused batch once, commits none of it, and commits the next batch", async () => {
+    it("a checkpoint the journal refuses fails only its own stream; the rest of the batch commits", async () => {
       const sink = sinkWith({ capacity: 100, maxBatch: 100 });
       await sink.push(item(a, "cm", 1));
       await sink.push(item(b, "cm", 2));
-      // A checkpoint past every durable record of b: the journal refuses the whole transaction.
+      // A checkpoint past every durable record of b: the journal refuses it.
       await sink.push({ ...item(b, "cm", 3), checkpointRv: "999" });
       await sink.push(item(a, "cm", 4));
       await sink.settled(a.streamId);
@@ -235,27 +238,24 @@ describe("JournalSink", () => {
       expect(errors).toHaveLength(1);
       const err = errors[0];
       expect(err).toBeInstanceOf(SinkError);
-      expect(err.message).toBe("journal append of 4 records failed");
       expect(err.cause).toBeInstanceOf(JournalError);
       expect((err.cause as JournalError).code).toBe("INVALID");
       expect((err.cause as JournalError).message).toMatch(/999 points past every durable record/);
-      expect(a.failures).toEqual([err]);
+      expect(a.failures).toEqual([]);
       expect(b.failures).toEqual([err]);
-      expect(a.committedRvs).toEqual([]);
-      expect(b.committedRvs).toEqual([]);
-      expect(commits).toEqual([]);
-      expect(eventRvs(journal)).toEqual([]);
-      expect(journal.streams()).toEqual([]);
+      expect(a.committedRvs).toEqual(["1", "4"]);
+      expect(b.committedRvs).toEqual(["2"]);
+      // b's record 3 is stored (nothing was wrong with it); its checkpoint stays at 2.
+      expect(eventRvs(journal).sort()).toEqual(["1", "2", "3", "4"]);
+      expect(checkpointOf(journal, a.streamId)).toBe("4");
+      expect(checkpointOf(journal, b.streamId)).toBe("2");
 
       await sink.push(item(a, "cm", 5));
       await sink.push(item(b, "cm", 6));
       await sink.settled(a.streamId);
       await sink.settled(b.streamId);
-      expect(eventRvs(journal)).toEqual(["5", "6"]);
       expect(checkpointOf(journal, a.streamId)).toBe("5");
       expect(checkpointOf(journal, b.streamId)).toBe("6");
-      expect(a.committedRvs).toEqual(["5"]);
-      expect(b.committedRvs).toEqual(["6"]);
       expect(errors).toHaveLength(1);
       expect(journal.fsck()).toMatchObject({ ok: true, problems: [] });
     });
@@ -270,7 +270,9 @@ describe("JournalSink", () => {
       expect(a.failures).toEqual([]);
       expect(b.failures).toHaveLength(1);
       expect(errors).toEqual(b.failures);
-      expect(eventRvs(journal)).toEqual(["1"]);
+      // b's record is durable, its checkpoint is not: b resumes from before it and the copy dedups.
+      expect(eventRvs(journal)).toEqual(["1", "2"]);
+      expect(checkpointOf(journal, b.streamId)).toBeNull();
     });
 
     it("fails every owner when the journal is closed underneath the sink", async () => {
@@ -294,6 +296,75 @@ describe("JournalSink", () => {
       } finally {
         reopened.close();
       }
+    });
+  });
+
+  describe("a record the journal refuses", () => {
+    const badRecord = (owner: Owner, name: string, rv: number): JournalRecord => ({
+      ...cmEvent(owner.key, name, rv),
+      observedAt: "not a time",
+    });
+
+    it("is stored as an ERROR record in its place; every other stream, and its own, go on", async () => {
+      const c = new Owner(streamKey("configmaps", "", "v1", "ns-c"));
+      const rejected: JournalRecord[] = [];
+      const sink = new JournalSink(
+        journal,
+        { capacity: 100, maxBatch: 100 },
+        {
+          onCommit: items => commits.push(items),
+          onError: err => errors.push(err),
+          onRejected: r => rejected.push(r),
+        },
+      );
+      await sink.push(item(a, "cm", 1));
+      await sink.push(item(b, "cm", 2));
+      await sink.push({ ...item(c, "bad", 3), records: [badRecord(c, "bad", 3)] });
+      await sink.push(item(a, "cm", 4));
+      await sink.push(item(b, "cm", 5));
+      for (const o of [a, b, c]) await sink.settled(o.streamId);
+
+      // Nobody failed, so no stream reconnects; every good record and checkpoint is durable.
+      expect([a.failures, b.failures, c.failures, errors]).toEqual([[], [], [], []]);
+      expect(eventRvs(journal, a.streamId)).toEqual(["1", "4"]);
+      expect(eventRvs(journal, b.streamId)).toEqual(["2", "5"]);
+      expect(checkpointOf(journal, a.streamId)).toBe("4");
+      expect(checkpointOf(journal, b.streamId)).toBe("5");
+      // The refused record is named by an ERROR record, and its stream's position moves past it.
+      expect(rejected.map(r => r.resource!.resourceVersion)).toEqual(["3"]);
+      const cRecs = journal.events({ streamId: c.streamId }).records;
+      expect(cRecs.map(r => [r.type, r.watchType ?? null, r.synthetic])).toEqual([
+        ["event", "ERROR", true],
+        ["checkpoint", null, false],
+      ]);
+      const status = cRecs[0].object as unknown as { reason: string; message: string };
+      expect(status.reason).toBe("KrplyRecordRejected");
+      expect(status.message).toMatch(/ConfigMap ns-c\/bad at resourceVersion 3/);
+      expect(status.message).toMatch(/is not a date/);
+      expect(checkpointOf(journal, c.streamId)).toBe("3");
+      expect(c.committedRvs).toEqual(["3"]);
+
+      // The stream keeps recording after it.
+      await sink.push(item(c, "bad", 6));
+      await sink.settled(c.streamId);
+      expect(eventRvs(journal, c.streamId)).toEqual(["6"]);
+      expect(checkpointOf(journal, c.streamId)).toBe("6");
+      expect(journal.fsck()).toMatchObject({ ok: true, problems: [] });
+    });
+
+    it("inside a baseline page leaves the page's other records stored", async () => {
+      const sink = sinkWith({ capacity: 1000, maxBatch: 1000 });
+      const page = Array.from({ length: 40 }, (_, i) =>
+        i === 17 ? badRecord(a, `cm-${i}`, i + 1) : cmEvent(a.key, `cm-${i}`, i + 1),
+      );
+      await sink.push({ owner: a, epoch: 0, records: page, receivedAt: 0 });
+      await sink.push(item(b, "cm", 100));
+      await sink.settled(a.streamId);
+      await sink.settled(b.streamId);
+      expect([a.failures, b.failures, errors]).toEqual([[], [], []]);
+      expect(eventRvs(journal, a.streamId)).toHaveLength(39);
+      expect(eventRvs(journal, a.streamId)).not.toContain("18");
+      expect(eventRvs(journal, b.streamId)).toEqual(["100"]);
     });
   });
 
@@ -336,7 +407,8 @@ describe("JournalSink", () => {
       await sink.push({ ...item(a, "cm", 2), epoch: 0 });
       await sink.settled(a.streamId);
       expect(a.failures).toHaveLength(1);
-      expect(eventRvs(journal)).toEqual([]);
+      expect(eventRvs(journal)).toEqual(["1"]);
+      expect(checkpointOf(journal, a.streamId)).toBeNull();
       expect(sink.depth).toBe(0);
     });
   });

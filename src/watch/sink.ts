@@ -1,5 +1,5 @@
-import type { JournalRecord, StreamKey } from "../event";
-import type { AppendBatch, Journal } from "../journal";
+import { checkpointRecord, eventRecord, type JournalRecord, type StreamKey } from "../event";
+import { isRecordFault, type AppendBatch, type Journal } from "../journal";
 import { SinkError } from "./decide";
 
 /** The stream that queued an item; told when its records are durable or failed. */
@@ -48,6 +48,8 @@ export class JournalSink {
     private readonly hooks: {
       onCommit?: (items: SinkItem[], committedAt: number) => void;
       onError?: (err: SinkError) => void;
+      /** A record the journal refused, stored as an error record in its place. */
+      onRejected?: (record: JournalRecord, err: unknown) => void;
     } = {},
   ) {}
 
@@ -112,37 +114,174 @@ export class JournalSink {
   }
 
   private commit(items: SinkItem[]): void {
-    const records: JournalRecord[] = [];
-    const cps = new Map<string, string>();
-    const streams = new Map<string, StreamKey>();
-    for (const it of items) {
-      for (const r of it.records) records.push(r);
-      if (it.checkpointRv !== undefined) cps.set(it.owner.streamId, it.checkpointRv);
-      streams.set(it.owner.streamId, it.owner.key);
+    try {
+      this.append(
+        items.flatMap(i => i.records),
+        checkpointsOf(items),
+        items,
+      );
+    } catch (err) {
+      if (!isRecordFault(err)) return this.fail(items, err, items);
+      // One record (or checkpoint) the journal refuses must not stall every stream in the batch:
+      // commit the rest without it (isolate), and fail only an owner whose own item cannot be saved.
+      this.isolate(items);
+      return;
     }
+    this.done(items);
+  }
+
+  private append(records: JournalRecord[], checkpoints: Map<string, string>, items: SinkItem[]) {
     const observedAt = new Date().toISOString();
+    const streams = new Map<string, StreamKey>();
+    for (const it of items) streams.set(it.owner.streamId, it.owner.key);
     const batch: AppendBatch = {
       records,
-      checkpoints: [...cps].map(([streamId, resourceVersion]) => ({
+      checkpoints: [...checkpoints].map(([streamId, resourceVersion]) => ({
         streamId,
         resourceVersion,
         observedAt,
       })),
       streams: [...streams.values()],
     };
-    try {
-      this.journal.append(batch);
-    } catch (err) {
-      const e = new SinkError(`journal append of ${records.length} records failed`, {
-        cause: err,
-      });
-      const owners = new Set(items.map(i => i.owner));
-      this.hooks.onError?.(e);
-      for (const o of owners) o.failed(e);
-      return;
-    }
+    this.journal.append(batch);
+  }
+
+  private done(items: SinkItem[]): void {
     const now = Date.now();
     for (const it of items) it.owner.committed(it, now);
     this.hooks.onCommit?.(items, now);
   }
+
+  private fail(items: SinkItem[], err: unknown, all: SinkItem[]): void {
+    const n = all.reduce((sum, i) => sum + i.records.length, 0);
+    const e = new SinkError(`journal append of ${n} records failed`, { cause: err });
+    this.hooks.onError?.(e);
+    for (const o of new Set(items.map(i => i.owner))) o.failed(e);
+  }
+
+  /** Commits the items in halves, then one by one; a failing item is isolated record by record. */
+  private isolate(items: SinkItem[]): void {
+    // The whole batch just failed, so the first try is its halves (or, alone, its records).
+    const mid = items.length >> 1;
+    const groups: SinkItem[][] = items.length > 1 ? [items.slice(0, mid), items.slice(mid)] : [];
+    if (items.length === 1) groups.push(items);
+    while (groups.length > 0) {
+      const group = groups.shift()!;
+      try {
+        this.append(
+          group.flatMap(i => i.records),
+          checkpointsOf(group),
+          group,
+        );
+        this.done(group);
+        continue;
+      } catch (err) {
+        if (!isRecordFault(err)) {
+          // The file or the disk failed: nothing more commits now; every item not yet saved fails.
+          const left = [group, ...groups].flat();
+          return this.fail(left, err, left);
+        }
+        if (group.length > 1) {
+          const mid = group.length >> 1;
+          groups.unshift(group.slice(0, mid), group.slice(mid));
+          continue;
+        }
+      }
+      const it = group[0];
+      try {
+        this.isolateItem(it);
+        this.done([it]);
+      } catch (err) {
+        if (!isRecordFault(err)) {
+          const left = [group, ...groups].flat();
+          return this.fail(left, err, left);
+        }
+        this.fail([it], err, [it]);
+      }
+    }
+  }
+
+  /**
+   * Saves one item the journal refused as a whole: its records without its checkpoint, halving until
+   * each refused record is alone, which is then stored as an error record (plus a checkpoint record of
+   * its resourceVersion, so the stream's position stays provable); then the checkpoint on its own.
+   * Throws when even that fails, or when the checkpoint itself is what the journal refuses.
+   */
+  private isolateItem(it: SinkItem): void {
+    const none = new Map<string, string>();
+    const runs: JournalRecord[][] = [it.records];
+    while (runs.length > 0) {
+      const run = runs.shift()!;
+      if (run.length === 0) continue;
+      try {
+        this.append(run, none, [it]);
+        continue;
+      } catch (err) {
+        if (!isRecordFault(err)) throw err;
+        if (run.length > 1) {
+          const mid = run.length >> 1;
+          runs.unshift(run.slice(0, mid), run.slice(mid));
+          continue;
+        }
+        this.append(replacementOf(it.owner.key, run[0], err), none, [it]);
+        this.hooks.onRejected?.(run[0], err);
+      }
+    }
+    if (it.checkpointRv !== undefined) {
+      this.append([], new Map([[it.owner.streamId, it.checkpointRv]]), [it]);
+    }
+  }
+}
+
+/** The checkpoint of each owner: its last item's, in push order. */
+function checkpointsOf(items: SinkItem[]): Map<string, string> {
+  const cps = new Map<string, string>();
+  for (const it of items)
+    if (it.checkpointRv !== undefined) cps.set(it.owner.streamId, it.checkpointRv);
+  return cps;
+}
+
+/**
+ * What is stored in place of a record the journal refused: an ERROR event carrying a Status that
+ * names the object, its resourceVersion and why, written by krply (synthetic), and a checkpoint
+ * record at that resourceVersion so the stream's position after it stays durable.
+ */
+export function replacementOf(key: StreamKey, rec: JournalRecord, err: unknown): JournalRecord[] {
+  const why = err instanceof Error ? err.message : String(err);
+  const r = rec.resource;
+  const what = r
+    ? `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name} at resourceVersion ${r.resourceVersion}`
+    : `a ${rec.type} record`;
+  const error = eventRecord({
+    stream: key,
+    watchType: "ERROR",
+    observedAt:
+      rec.observedAt && !Number.isNaN(Date.parse(rec.observedAt))
+        ? rec.observedAt
+        : new Date().toISOString(),
+    object: {
+      apiVersion: "v1",
+      kind: "Status",
+      metadata: {},
+      status: "Failure",
+      reason: "KrplyRecordRejected",
+      code: 500,
+      message: `krply could not store ${what} (record ${rec.eventId}): ${why}; this version is missing from the history`,
+      details: r ? { name: r.name, group: r.group, kind: r.kind, uid: r.uid } : undefined,
+    },
+  });
+  error.synthetic = true;
+  const out = [error];
+  const rv = r?.resourceVersion ?? rec.checkpoint?.resourceVersion;
+  if (rv) {
+    out.push(
+      checkpointRecord({
+        stream: key,
+        resourceVersion: rv,
+        observedAt: error.observedAt,
+        bookmark: false,
+      }),
+    );
+  }
+  return out;
 }

@@ -70,6 +70,13 @@ export class Supervisor {
           if (cause instanceof JournalError && cause.code === "CORRUPT")
             o.onJournalDamaged?.(cause);
         },
+        onRejected: (record, err) => {
+          metrics.rejected.inc({ stream: record.streamId });
+          this.ctx.log.error(
+            { err, stream: record.streamId, eventId: record.eventId, type: record.type },
+            "the journal refused a record; an ERROR record stands in its place and the stream goes on",
+          );
+        },
       },
     );
     this.ctx = {
