@@ -7,7 +7,10 @@ import { ConfigError } from "./config";
 import { openJournal } from "./journal";
 import { KubeClient, loadKubeConfig } from "./kube/client";
 import type { Logger } from "./log/logger";
-import { listSnapshots } from "./materialize";
+import { listSnapshots, recordSnapshot, snapshot } from "./materialize";
+import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { damagedJournalRecords, damagePages, writeJournal } from "../test/support/damaged-journal";
 import { processRuntime, Runtime } from "./runtime";
 
 /** A real pino logger whose lines the test reads back. */
@@ -150,7 +153,10 @@ describe("Runtime", () => {
     });
     const recorder = runtime.recorder()!;
     await until("the stream watching", () => recorder.status()[0]?.phase === "watching");
-    const run = runtime.snapshotSchedule().run();
+    // The journal held no scheduled snapshot, so the start took a catch-up one.
+    const catchUp = await runtime.catchUp;
+    expect(catchUp?.ok).toBe(true);
+    const run = await runtime.snapshotSchedule().run();
     expect(run.ok || run.error.message).toBe(true);
     const taken = run.ok ? run.result.taken : [];
     expect(taken).toEqual([
@@ -165,7 +171,10 @@ describe("Runtime", () => {
     await runtime.stop();
     const journal = openJournal(tmp.path);
     try {
-      expect(listSnapshots(journal).map(s => s.id)).toEqual([taken[0].id]);
+      expect(listSnapshots(journal).map(s => s.id)).toEqual([
+        catchUp?.ok && catchUp.result.taken[0].id,
+        taken[0].id,
+      ]);
     } finally {
       journal.close();
     }
@@ -188,7 +197,7 @@ describe("Runtime", () => {
     await until("a failed open", () =>
       recorder.metrics.journalOpenFailures.get().then(m => m.values.length > 0),
     );
-    const run = runtime.runScheduledSnapshot();
+    const run = await runtime.runScheduledSnapshot();
     expect(run.ok).toBe(false);
     expect(!run.ok && run.error.message).toBe(
       `the journal at ${missing} is not open yet; no snapshot this time`,
@@ -260,7 +269,7 @@ describe("Runtime", () => {
       unit: "hours",
       startTime: new Date("2026-03-01T06:00:00Z"),
     });
-    const run = schedule.run();
+    const run = await schedule.run();
     expect(!run.ok && run.error.message).toMatch(
       /only where krply records \(the watcher controller\)/,
     );
@@ -296,7 +305,7 @@ describe("Runtime", () => {
     expect(why).toHaveLength(1);
     expect(why[0].err?.message).toBe('KRPLY_SNAPSHOT_AT="25:00" is invalid: must be HH:MM (UTC)');
 
-    const run = schedule!.run();
+    const run = await schedule!.run();
     expect(!run.ok && run.error).toBeInstanceOf(ConfigError);
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -307,6 +316,169 @@ describe("Runtime", () => {
     );
     expect(fake.requests).toEqual([]);
     expect(existsSync(tmp.path)).toBe(false);
+  });
+});
+
+describe("Runtime scheduled snapshot after a restart and under load", () => {
+  let fake: FakeApi;
+  let client: KubeClient;
+  let tmp: ReturnType<typeof tempJournalPath>;
+  let runtime: Runtime | undefined;
+  const HOUR = 3_600_000;
+
+  beforeEach(async () => {
+    fake = await startFakeApi();
+    fake.onList(...Array.from({ length: 20 }, () => byPath));
+    client = await KubeClient.create(loadKubeConfig({ kubeconfig: fake.kubeconfig }));
+    tmp = tempJournalPath("krply-runtime-");
+  });
+  afterEach(async () => {
+    await runtime?.stop();
+    runtime = undefined;
+    await client.close();
+    await fake.close();
+    tmp.cleanup();
+  });
+
+  /** A journal whose newest scheduled snapshot was taken `ageHours` ago. */
+  function journalWithSnapshotAged(ageHours: number): string {
+    const j = openJournal(tmp.path);
+    try {
+      const takenAt = new Date(Date.now() - ageHours * HOUR);
+      const at = takenAt.toISOString();
+      const snap = snapshot(j, "c-old", at, `scheduled-${at.slice(0, 16)}`, {
+        withoutObjects: true,
+      });
+      return recordSnapshot(j, snap.data, takenAt).id!;
+    } finally {
+      j.close();
+    }
+  }
+
+  const startRuntime = () => {
+    runtime = new Runtime({
+      env: {
+        PEPR_WATCH_MODE: "true",
+        KRPLY_JOURNAL: tmp.path,
+        KRPLY_RESOURCES: "configmaps",
+        KRPLY_SNAPSHOT_EVERY_HOURS: "24",
+      },
+      client,
+      log: capturedLog().log,
+      catchUpWaitMs: 10_000,
+    });
+    return runtime.recorder()!;
+  };
+
+  const snapshotIds = () => {
+    const j = openJournal(tmp.path);
+    try {
+      return listSnapshots(j).map(s => s.id);
+    } finally {
+      j.close();
+    }
+  };
+
+  it("takes a catch-up snapshot at start when the newest scheduled one is older than the interval", async () => {
+    const stale = journalWithSnapshotAged(30);
+    const recorder = startRuntime();
+    const run = await runtime!.catchUp;
+    expect(run?.ok).toBe(true);
+    const taken = run?.ok ? run.result.taken : [];
+    expect(taken).toEqual([
+      {
+        clusterId: recorder.clusterIdentity!.clusterId,
+        id: expect.any(String),
+        complete: true,
+        missing: [],
+      },
+    ]);
+    // Then it follows the schedule: the registered binding is unchanged and runs as before.
+    expect(runtime!.snapshotSchedule().every).toBe(24);
+    await runtime!.stop();
+    expect(snapshotIds()).toEqual([stale, taken[0].id]);
+  });
+
+  it("takes none when the newest scheduled snapshot is younger than the interval", async () => {
+    const fresh = journalWithSnapshotAged(23);
+    startRuntime();
+    expect(await runtime!.catchUp).toBeNull();
+    await runtime!.stop();
+    expect(snapshotIds()).toEqual([fresh]);
+  });
+
+  it("gives the event loop back between slices while it reads, and stores what a plain snapshot computes", async () => {
+    const recorder = startRuntime();
+    await runtime!.catchUp;
+    // Many namespaces' objects in the journal, written through the recorder's own writer.
+    const journal = recorder.openJournal!;
+    const key = { ...recorder.status()[0].key };
+    const objects = Array.from({ length: 400 }, (_, i) => ({
+      ...cm(`o-${i}`, 100 + i),
+      metadata: {
+        name: `o-${i}`,
+        namespace: `ns-${i % 40}`,
+        uid: `u-${i}`,
+        resourceVersion: String(100 + i),
+      },
+    }));
+    const { baselineRecords } = await import("./event");
+    journal.append({
+      records: baselineRecords({
+        stream: key,
+        listResourceVersion: "600",
+        listedAt: new Date().toISOString(),
+        objects,
+        kind: "ConfigMap",
+      }),
+      checkpoints: [],
+    });
+    let turns = 0;
+    let spinning = true;
+    const spin = (): void => {
+      if (!spinning) return;
+      turns++;
+      setImmediate(spin);
+    };
+    spin();
+    const now = new Date(Date.now() + 1000);
+    const run = await runtime!.runScheduledSnapshot(now);
+    spinning = false;
+    expect(run.ok || run.error.message).toBe(true);
+    // One turn per namespace at least: 40 namespaces plus the stream's coverage.
+    expect(turns).toBeGreaterThan(40);
+    const plain = snapshot(journal, recorder.clusterIdentity!.clusterId, now.toISOString(), "x", {
+      withoutObjects: true,
+    }).data;
+    const stored = listSnapshots(journal).at(-1)!;
+    expect(stored).toMatchObject({
+      objectCount: plain.objectCount,
+      watermarks: plain.watermarks,
+      complete: plain.complete,
+    });
+    // The new baseline did not list "a", so it is gone: the 400 listed remain.
+    expect(plain.objectCount).toBe(400);
+  });
+
+  it("never opens a journal the recorder refused as damaged", async () => {
+    writeJournal(tmp.path, damagedJournalRecords(300));
+    damagePages(tmp.path, 0.85, 1000);
+    const files = () =>
+      readdirSync(tmp.dir)
+        .sort()
+        .map(
+          f =>
+            `${f}:${createHash("sha256")
+              .update(readFileSync(`${tmp.dir}/${f}`))
+              .digest("hex")}`,
+        );
+    const recorder = startRuntime();
+    await runtime!.catchUp;
+    expect(recorder.health().state).toBe("refused");
+    const before = files();
+    const run = await runtime!.runScheduledSnapshot();
+    expect(!run.ok && run.error.message).toMatch(/refused as damaged/);
+    expect(files()).toEqual(before);
   });
 });
 

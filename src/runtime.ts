@@ -1,8 +1,15 @@
 import { loadConfig, type Env, type KrplyConfig } from "./config";
 import type { KubeClient } from "./kube/client";
 import { logger, type Logger } from "./log/logger";
-import { nightlyConfigOf, runScheduledSnapshot, type NightlyResult } from "./materialize";
 import { serveMetrics, type MetricsServer } from "./metrics/serve";
+import { openJournalView } from "./journal";
+import {
+  catchUpDue,
+  newestScheduled,
+  nightlyConfigOf,
+  runScheduledSnapshotInSlices,
+  type NightlyResult,
+} from "./materialize";
 import { Recorder, recorderConfigOf } from "./watch/recorder";
 
 /** What a runtime reads and talks to; the capabilities pass process.env, tests pass their own. */
@@ -11,6 +18,8 @@ export interface RuntimeOptions {
   /** The recorder's API client; by default it is built from the in-cluster config or kubeconfig. */
   client?: KubeClient;
   log?: Logger;
+  /** How long a catch-up snapshot waits for every stream to watch before it runs anyway; 5 minutes. */
+  catchUpWaitMs?: number;
 }
 
 /** The OnSchedule binding of the scheduled snapshot, in Pepr's shape. */
@@ -19,8 +28,8 @@ export interface SnapshotSchedule {
   every: number;
   unit: "hours";
   startTime: Date;
-  /** Never throws: Pepr does not await or catch it, so every failure is logged and returned. */
-  run: () => SnapshotRun;
+  /** Never rejects: Pepr does not await or catch it, so every failure is logged and returned. */
+  run: () => Promise<SnapshotRun>;
 }
 
 /** What one scheduled run did, or why it did nothing. */
@@ -43,6 +52,10 @@ export class Runtime {
   private mirrorTo: MirrorWriter | null = null;
   private metricsServer: Promise<MetricsServer | null> | null = null;
   private mirrorFrom: MirrorReader | null = null;
+  private snapshotting = false;
+  private stopping = false;
+  /** The catch-up check that follows the recorder's start; tests await it. */
+  catchUp: Promise<SnapshotRun | null> | null = null;
   private readonly log: Logger;
 
   constructor(private readonly options: RuntimeOptions) {
@@ -101,9 +114,13 @@ export class Runtime {
       readMirror: () => this.mirrorFrom?.() ?? null,
     });
     this.built = recorder;
-    recorder
+    this.catchUp = recorder
       .start()
-      .catch((err: unknown) => this.log.error({ err }, "krply recorder failed to start"));
+      .then(() => this.catchUpSnapshot())
+      .catch((err: unknown) => {
+        this.log.error({ err }, "krply recorder failed to start");
+        return null;
+      });
     this.metricsServer = this.serveRecorderMetrics(recorder, config.metrics);
     return recorder;
   }
@@ -169,10 +186,46 @@ export class Runtime {
   }
 
   /**
-   * One scheduled run: a snapshot per recorded cluster through the recorder's journal, then expiry.
-   * Never throws; a failure is logged and returned.
+   * After a start: when the newest scheduled snapshot is at least one interval old (or there is none),
+   * take one now, since Pepr's schedule first fires one interval after the pod starts. It waits until
+   * every stream watches (at most catchUpWaitMs), so the snapshot describes the present.
    */
-  runScheduledSnapshot(now = new Date()): SnapshotRun {
+  async catchUpSnapshot(now?: Date): Promise<SnapshotRun | null> {
+    const recorder = this.built;
+    if (!recorder || recorder.health().state !== "running") return null;
+    const settings = this.config().snapshot;
+    const deadline = Date.now() + (this.options.catchUpWaitMs ?? 300_000);
+    while (!this.stopping && Date.now() < deadline) {
+      const st = recorder.status();
+      if (st.length > 0 && st.every(s => s.phase === "watching")) break;
+      await new Promise(r => setTimeout(r, 200));
+    }
+    const journal = recorder.openJournal;
+    if (this.stopping || !journal) return null;
+    const at = now ?? new Date();
+    const newest = newestScheduled(journal);
+    if (!catchUpDue(newest, settings.everyHours, at)) {
+      this.log.info(
+        { newest: newest?.toISOString() },
+        "krply scheduled snapshot is recent; no catch-up",
+      );
+      return null;
+    }
+    this.log.info(
+      { newest: newest?.toISOString() ?? null, everyHours: settings.everyHours },
+      "krply takes a catch-up snapshot: the newest scheduled one is older than the interval",
+    );
+    return this.runScheduledSnapshot(at);
+  }
+
+  /**
+   * One scheduled run: a snapshot per recorded cluster, then expiry. Reads go through a read-only
+   * view of their own in slices, so the recorder keeps reading its sockets; only the SNAPSHOT
+   * records and the deletes go through the recorder's writer. A journal the recorder refused is not
+   * opened at all. Never rejects; a failure is logged and returned.
+   */
+  async runScheduledSnapshot(now = new Date()): Promise<SnapshotRun> {
+    let claimed = false;
     try {
       const config = this.config();
       const recorder = this.recorder();
@@ -182,13 +235,27 @@ export class Runtime {
             "because the journal takes a single writer",
         );
       }
+      if (recorder.health().state === "refused") {
+        throw new Error(
+          `the journal at ${config.journalPath} was refused as damaged; no snapshot, and nothing ` +
+            "else opens it until it is repaired (docs/operations.md)",
+        );
+      }
       const journal = recorder.openJournal;
       if (!journal) {
         throw new Error(
           `the journal at ${config.journalPath} is not open yet; no snapshot this time`,
         );
       }
-      const result = runScheduledSnapshot(journal, config.snapshot.keep, now);
+      if (this.snapshotting) throw new Error("a scheduled snapshot is still running; skipped");
+      this.snapshotting = claimed = true;
+      const view = openJournalView(config.journalPath);
+      let result: NightlyResult;
+      try {
+        result = await runScheduledSnapshotInSlices(journal, view, config.snapshot.keep, now);
+      } finally {
+        view.close();
+      }
       for (const warning of result.warnings) this.log.warn({ warning }, "krply scheduled snapshot");
       this.log.info(
         { taken: result.taken, expired: result.expired.length, deleted: result.deleted },
@@ -199,12 +266,16 @@ export class Runtime {
       const error = err instanceof Error ? err : new Error(String(err), { cause: err });
       this.log.error({ err: error }, "krply scheduled snapshot failed");
       return { ok: false, error };
+    } finally {
+      if (claimed) this.snapshotting = false;
     }
   }
 
   /** Stops the recorder, if one was built, committing what it has queued. */
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.built?.stop();
+    await this.catchUp;
     await (await this.metricsServer)?.close();
   }
 }

@@ -14,6 +14,7 @@ export {
 export { objectAt, type ObjectRef, type ObjectAtData } from "./object-at";
 export {
   snapshot,
+  snapshotInSlices,
   recordSnapshot,
   listSnapshots,
   storedSnapshots,
@@ -45,6 +46,9 @@ export { streamReports, journalStatus, type StreamReport, type JournalStatus } f
 export {
   nightlyConfigOf,
   runScheduledSnapshot,
+  runScheduledSnapshotInSlices,
+  catchUpDue,
+  newestScheduled,
   type NightlyConfig,
   type NightlyResult,
 } from "./nightly";

@@ -158,7 +158,7 @@ describe("krply capability handlers in an admission process", () => {
     expect(res.statusMessage).toContain('it must be "carol", not "mallory"');
   });
 
-  it("schedules the snapshot every 24 hours from a start time and reports failures instead of throwing", () => {
+  it("schedules the snapshot every 24 hours from a start time and reports failures instead of throwing", async () => {
     expect(snapshotSchedule).toMatchObject({
       name: "krply-scheduled-snapshot",
       every: 24,
@@ -169,7 +169,8 @@ describe("krply capability handlers in an admission process", () => {
     let run: ReturnType<typeof snapshotSchedule.run> | undefined;
     expect(() => (run = snapshotSchedule.run())).not.toThrow();
     // No journal is touched where krply does not record; src/runtime.test.ts checks the failure log.
-    expect(run).toEqual({ ok: false, error: expect.any(Error) });
-    expect(run!.ok === false && run!.error.message).toMatch(/only where krply records/);
+    const done = await run!;
+    expect(done).toEqual({ ok: false, error: expect.any(Error) });
+    expect(done.ok === false && done.error.message).toMatch(/only where krply records/);
   });
 });
