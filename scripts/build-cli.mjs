@@ -2,19 +2,16 @@
 // imports, so `krply --help` compiles commander and the command declarations, not the journal, zod
 // or the kube client (see docs/benchmarks.md, CLI start-up).
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { build } from "esbuild";
 
-const out = join(
-  import.meta.dirname ?? new URL(".", import.meta.url).pathname,
-  "..",
-  "dist",
-  "cli",
-);
+// `node scripts/build-cli.mjs [OUTDIR]`; tests build into a temp folder so parallel runs never race.
+const here = import.meta.dirname ?? new URL(".", import.meta.url).pathname;
+const out = process.argv[2] ? resolve(process.argv[2]) : join(here, "..", "dist", "cli");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 await build({
-  entryPoints: { krply: "src/cli/main.ts" },
+  entryPoints: { krply: join(here, "..", "src", "cli", "main.ts") },
   bundle: true,
   splitting: true,
   format: "esm",

@@ -22,8 +22,8 @@ export interface ObjectQuery {
   group?: string;
 }
 
-/** An object at a point, with the kind the backend resolved (so both modes print the same header). */
-export type ObjectAtAnswer = Answer<ObjectAtData & { kind: string }>;
+/** An object at a point, as materialize answers it. */
+export type ObjectAtAnswer = Answer<ObjectAtData>;
 
 export interface DiffQuery {
   cluster?: string;

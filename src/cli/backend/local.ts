@@ -70,13 +70,12 @@ export class LocalBackend implements Backend {
     const v = this.v();
     const cluster = resolveCluster(v, q.cluster);
     const kind = resolveKind(v, cluster, q.kind);
-    const ans = objectAt(
+    return objectAt(
       v,
       cluster,
       { kind, namespace: q.namespace, name: q.name, group: q.group },
       q.at,
     );
-    return { ...ans, data: { ...ans.data, kind } };
   }
 
   async diff(q: Parameters<Backend["diff"]>[0]) {

@@ -40,14 +40,10 @@ async function kubeconfigToken(): Promise<string | undefined> {
   const opts: { headers?: Record<string, string> } = { headers: {} };
   try {
     await kc.applyToHTTPSOptions(opts as never);
-  } catch (err) {
-    throw new CliError(
-      `cannot get a token from the kubeconfig: ${(err as Error).message}`,
-      EXIT.DENIED,
-      {
-        cause: err,
-      },
-    );
+  } catch {
+    // A context this cannot use (no user, a plain-http cluster) gives no token; a sidecar with
+    // auth on then answers 401, which names the fix (--token).
+    return undefined;
   }
   const auth = opts.headers?.Authorization ?? opts.headers?.authorization;
   return typeof auth === "string" && /^Bearer /i.test(auth) ? auth.slice(7) : undefined;
@@ -222,7 +218,15 @@ export class RemoteBackend implements Backend {
     const decoder = new TextDecoder();
     const line = (l: string) => {
       if (l.trim() === "") return;
-      onRecord(JSON.parse(l) as JournalRecord);
+      const rec = JSON.parse(l) as JournalRecord & ErrorBody;
+      // An export that fails after it started ends with an error object instead of a record.
+      if (rec.error) {
+        throw new CliError(
+          `server ${this.where}: export failed after ${n} records: ${rec.error.message ?? "unknown error"}`,
+          EXIT.SERVER,
+        );
+      }
+      onRecord(rec);
       n++;
     };
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {

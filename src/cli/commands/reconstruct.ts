@@ -55,7 +55,8 @@ export function registerReconstruct(program: Command): void {
       );
       const inGap = ans.coverage.gaps.length > 0;
       await printAnswer(opts, ans, async a => {
-        if (!a.object) return `# ${a.kind} ${ref.name} did not exist at that point (see warnings)`;
+        if (!a.object)
+          return `# ${ref.kind}/${ref.name} did not exist at that point (see warnings)`;
         const p = a.object.provenance;
         const head = `# ${p.recordType} ${p.watchType ?? ""} rv=${p.resourceVersion} observedAt=${p.observedAt} stream=${p.streamId}${inGap ? " (inside a gap)" : ""}`;
         return `${head}\n${await toYaml(a.object.object)}`;

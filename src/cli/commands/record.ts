@@ -4,6 +4,7 @@ import type { StreamStatus } from "../../watch/types";
 import { loadConfig } from "../../config";
 import { globalOptions, journalPath } from "../program";
 import { table } from "../output";
+import { examples } from "./examples";
 
 const collect = (v: string, prev: string[]) => [...prev, ...v.split(",").filter(Boolean)];
 
@@ -56,6 +57,16 @@ export function registerRecord(program: Command): void {
       [],
     )
     .option("-l, --selector <labels>", "label selector", "")
+    .addHelpText(
+      "after",
+      examples([
+        [
+          "krply record -r cm,deploy -n shop --store shop.db",
+          "record two resources of one namespace",
+        ],
+        ["krply record --context prod -r '*.apps'", "every apps/ resource of another context"],
+      ]),
+    )
     .action(async (opts: RecordFlags, cmd: Command) => {
       await runRecord(opts, await journalPath(globalOptions(cmd)));
     });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { actorLabel, type TimelineEntry } from "../../materialize";
+import { notFound } from "../errors";
 import { printAnswer, table } from "../output";
 import { examples } from "./examples";
 import { optionsOf, parseRef, shortStream, withBackend } from "./common";
@@ -46,6 +47,11 @@ export function registerTimeline(program: Command): void {
             includeStatus: flags.status,
           }),
         );
+        if (t.data.length === 0) {
+          // Nothing recorded under that name: say so (and how to look) instead of an empty table.
+          const why = t.warnings[0] ?? `no record of ${refText}`;
+          throw notFound(`${why}; \`krply search ${ref.name}\` lists what was recorded`);
+        }
         await printAnswer(opts, t, entries =>
           table(
             ["OBSERVED", "RV", "TYPE", "STREAM", "ACTOR", "SOURCE", "MANAGER", "CHANGE"],

@@ -1,0 +1,134 @@
+// Builds the shipped CLI and query sidecar into a folder of their own inside the checkout (so the
+// bundles resolve better-sqlite3 from node_modules, and parallel test files never race on dist/),
+// and runs them as separate processes: the tests exercise what users run.
+import { spawn, spawnSync, execFileSync, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { buildSync } from "esbuild";
+
+const ROOT = join(__dirname, "..", "..");
+
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface BuiltTools {
+  dir: string;
+  /** Folder with `krply` and `kubectl-krply` executables (krew naming). */
+  binDir: string;
+  /** Runs the built krply with args; env is added to process.env. */
+  krply(args: string[], env?: Record<string, string>): CliRun;
+  /** Runs any command with binDir first on PATH. */
+  run(cmd: string, args: string[], env?: Record<string, string>): CliRun;
+  cleanup(): void;
+}
+
+/** Builds dist-like CLI and sidecar bundles into .cache/test-build-*. */
+export function buildTools(opts: { api?: boolean } = {}): BuiltTools {
+  const dir = join(ROOT, ".cache", `test-build-${process.pid}-${Date.now().toString(36)}`);
+  mkdirSync(dir, { recursive: true });
+  execFileSync(process.execPath, [join(ROOT, "scripts", "build-cli.mjs"), join(dir, "cli")], {
+    stdio: "pipe",
+  });
+  if (opts.api) {
+    buildSync({
+      entryPoints: [join(ROOT, "src", "api", "main.ts"), join(ROOT, "src", "api", "worker.ts")],
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      outdir: join(dir, "api"),
+      external: ["better-sqlite3", "tsx"],
+      logLevel: "error",
+    });
+  }
+  const binDir = join(dir, "bin");
+  mkdirSync(binDir);
+  const runner = `#!${process.execPath}\nimport(${JSON.stringify(join(dir, "cli", "krply.js"))}).then(m => m.runCli(process.argv));\n`;
+  for (const name of ["krply", "kubectl-krply"]) {
+    writeFileSync(join(binDir, name), runner);
+    chmodSync(join(binDir, name), 0o755);
+  }
+  const run = (cmd: string, args: string[], env: Record<string, string> = {}): CliRun => {
+    const r = spawnSync(cmd, args, {
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${binDir}:${process.env.PATH}`, ...env },
+      timeout: 60_000,
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  return {
+    dir,
+    binDir,
+    run,
+    krply: (args, env) => run(process.execPath, [join(binDir, "krply"), ...args], env),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** A free loopback port (released again, so a child can take it). */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>(r => srv.listen(0, "127.0.0.1", r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>(r => srv.close(() => r()));
+  return port;
+}
+
+export interface Sidecar {
+  url: string;
+  child: ChildProcess;
+  /** What it wrote to stderr and stdout so far (for failure messages). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts the built sidecar (dist/api/main.js) on a free loopback port and waits until it is ready. */
+export async function startSidecar(
+  tools: BuiltTools,
+  env: Record<string, string>,
+): Promise<Sidecar> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(tools.dir, "api", "main.js")], {
+    env: {
+      ...process.env,
+      KRPLY_API_HOST: "127.0.0.1",
+      KRPLY_API_PORT: String(port),
+      KRPLY_API_WORKERS: "1",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", d => (out += String(d)));
+  child.stderr!.on("data", d => (out += String(d)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`sidecar exited ${child.exitCode}: ${out}`);
+    try {
+      const res = await fetch(`${url}/v1/ready`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`sidecar not ready after 30 s: ${out}`);
+    }
+    await new Promise(r => setTimeout(r, 100));
+  }
+  return {
+    url,
+    child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise(r => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
