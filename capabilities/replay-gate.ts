@@ -1,5 +1,6 @@
 import { Capability, a, type PeprValidateRequest } from "pepr";
-import { PLAN_LABEL, gateRequestOf, processReplay } from "../src/replay";
+import { gateGroupsOf } from "../src/config";
+import { PLAN_LABEL, gateBindingGroups, gateRequestOf, processReplay } from "../src/replay";
 
 export const ReplayGate = new Capability({
   name: "replay-gate",
@@ -13,18 +14,11 @@ async function gate(req: PeprValidateRequest<a.GenericKind>) {
   return decision.allowed ? req.Approve() : req.Deny(decision.message);
 }
 
-// Pepr takes one group per binding for both the webhook rule and its own request filter. An empty
-// group (and kind) filters nothing, so this binding sees labelled writes of every group and kind; its
-// rule alone would send only the core group, though.
-When(a.GenericKind, { group: "", version: "", kind: "", plural: "*" })
-  .IsCreatedOrUpdated()
-  .WithLabel(PLAN_LABEL)
-  .Validate(gate);
-
-// This binding exists for its webhook rule (apiGroups ["*"], resources ["*"]), which sends every
-// group to the webhook. Pepr's filter compares the group "*" literally, so it never runs; the binding
-// above decides. The chart narrows the webhook to objects labelled krply.dev/plan (D5).
-When(a.GenericKind, { group: "*", version: "*", kind: "", plural: "*" })
-  .IsCreatedOrUpdated()
-  .WithLabel(PLAN_LABEL)
-  .Validate(gate);
+// One label-filtered Validate per group from gateBindingGroups: Pepr takes a binding's group both for
+// its webhook rule and for its own request filter, and that function says how the two combine.
+for (const group of gateBindingGroups(gateGroupsOf(process.env))) {
+  When(a.GenericKind, { group, version: group === "*" ? "*" : "", kind: "", plural: "*" })
+    .IsCreatedOrUpdated()
+    .WithLabel(PLAN_LABEL)
+    .Validate(gate);
+}

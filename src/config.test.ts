@@ -2,7 +2,14 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import pkg from "../package.json";
-import { ConfigError, ConfigSchema, loadConfig, logLevelOf, type Env } from "./config";
+import {
+  ConfigError,
+  ConfigSchema,
+  gateGroupsOf,
+  loadConfig,
+  logLevelOf,
+  type Env,
+} from "./config";
 import { DefaultResources } from "./kube/discovery";
 
 /** The message and problems loadConfig throws for this environment. */
@@ -31,7 +38,7 @@ describe("loadConfig", () => {
       journalRetryMs: 10_000,
       fsckEveryHours: 24,
       snapshot: { at: { hour: 2, minute: 0 }, everyHours: 24, keep: 7 },
-      replay: { approvalTtlMs: 3_600_000, twoPerson: false, gateCacheMs: 3000 },
+      replay: { approvalTtlMs: 3_600_000, twoPerson: false, gateCacheMs: 3000, gateGroups: ["*"] },
       api: {
         host: "0.0.0.0",
         port: 8484,
@@ -79,6 +86,7 @@ describe("loadConfig", () => {
       KRPLY_GATE_CACHE_MS: "500",
       KRPLY_METRICS_PORT: "9100",
       KRPLY_METRICS_HOST: "127.0.0.1",
+      KRPLY_GATE_GROUPS: "core, apps,example.com",
       KRPLY_LOG_LEVEL: "debug",
     });
     expect(config).toEqual({
@@ -93,7 +101,12 @@ describe("loadConfig", () => {
       journalRetryMs: 250,
       fsckEveryHours: 0,
       snapshot: { at: { hour: 23, minute: 59 }, everyHours: 744, keep: 1 },
-      replay: { approvalTtlMs: 20_000, twoPerson: true, gateCacheMs: 500 },
+      replay: {
+        approvalTtlMs: 20_000,
+        twoPerson: true,
+        gateCacheMs: 500,
+        gateGroups: ["", "apps", "example.com"],
+      },
       api: loadConfig({}).api,
       metrics: { host: "127.0.0.1", port: 9100 },
       retention: loadConfig({}).retention,
@@ -279,6 +292,18 @@ describe("retention and redaction settings", () => {
     ]) {
       expect(failure({ [variable]: value }).problems.map(p => p.variable)).toEqual([variable]);
     }
+  });
+});
+
+describe("gateGroupsOf", () => {
+  it("reads the gate's groups without throwing, and means every group when unset or invalid", () => {
+    expect(gateGroupsOf({})).toEqual(["*"]);
+    expect(gateGroupsOf({ KRPLY_GATE_GROUPS: "core,apps" })).toEqual(["", "apps"]);
+    expect(gateGroupsOf({ KRPLY_GATE_GROUPS: "apps,*" })).toEqual(["*"]);
+    expect(gateGroupsOf({ KRPLY_GATE_GROUPS: "Not A Group" })).toEqual(["*"]);
+    expect(() => loadConfig({ KRPLY_GATE_GROUPS: "Not A Group" })).toThrow(
+      /KRPLY_GATE_GROUPS="Not A Group" is invalid: must be \*, core or an API group name/,
+    );
   });
 });
 

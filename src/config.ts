@@ -97,6 +97,18 @@ function duration() {
     .transform(v => Number(v.slice(0, -1)) * DURATION_UNITS[v.slice(-1)])
     .pipe(z.number().min(60_000, "must be at least 1m"));
 }
+/** `*`, or API group names with `core` for the core group; parsed to group names ("" is core). */
+const GateGroupsSchema = commaList()
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^(\*|[a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/, "must be *, core or an API group name"),
+      )
+      .min(1, "must name at least one group, or *"),
+  )
+  .transform(list => (list.includes("*") ? ["*"] : list.map(g => (g === "core" ? "" : g))));
 
 // Every setting is an environment string; each parses to its typed value here and nowhere else. The
 // input side (strings, patterns, defaults, descriptions) is what docs/config.md and later the chart
@@ -313,6 +325,12 @@ const fields = {
         "digest-key Secret the chart creates once, mounted as a file. Unset: `<journal>-digest.key` " +
         "beside the journal, created once. The key never sits in the journal file.",
     ),
+  KRPLY_GATE_GROUPS: GateGroupsSchema.prefault("*").describe(
+    "API groups whose labelled writes the replay gate's webhook receives: `*` for every group, or " +
+      "a comma-separated list where `core` names the core group (`core,apps`). The chart also " +
+      "narrows the webhook to objects labelled `krply.dev/plan`; under `pepr dev`, which cannot, a " +
+      "list keeps the webhook off other groups' writes (such as Pepr's own CRD).",
+  ),
   KRPLY_LOG_LEVEL: LogLevelSchema.optional().describe(
     `Level of krply's own logs (${LOG_LEVELS.join(", ")}). Unset: Pepr's \`LOG_LEVEL\`, else \`info\`.`,
   ),
@@ -378,6 +396,8 @@ export interface ReplaySettings {
   approvalTtlMs: number;
   twoPerson: boolean;
   gateCacheMs: number;
+  /** ["*"] for every group, else group names ("" is the core group). */
+  gateGroups: string[];
 }
 
 /** What the journal redacts before anything reaches disk. */
@@ -508,6 +528,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       approvalTtlMs: s.KRPLY_APPROVAL_TTL_SECONDS * 1000,
       twoPerson: s.KRPLY_APPROVAL_TWO_PERSON,
       gateCacheMs: s.KRPLY_GATE_CACHE_MS,
+      gateGroups: s.KRPLY_GATE_GROUPS,
     },
     api: {
       host: s.KRPLY_API_HOST,
@@ -544,4 +565,16 @@ export function logLevelOf(env: Env): LogLevel {
   if (value === undefined) return "info";
   const level = LogLevelSchema.safeParse(value.trim());
   return level.success ? level.data : "info";
+}
+
+/**
+ * The replay gate's API groups alone, for the capability, which registers its bindings while the
+ * module loads. It never throws: an invalid value means every group here (the gate stays in front of
+ * every replay write), and loadConfig reports it where the configuration loads.
+ */
+export function gateGroupsOf(env: Env): string[] {
+  const value = env.KRPLY_GATE_GROUPS;
+  if (!isSet(value)) return ["*"];
+  const groups = GateGroupsSchema.safeParse(value);
+  return groups.success ? groups.data : ["*"];
 }

@@ -2,6 +2,7 @@ import {
   admitReplayWrite,
   clusterUidOf,
   decideReplayWrite,
+  gateBindingGroups,
   type GateContext,
   type GateRequest,
 } from "./gate";
@@ -205,5 +206,16 @@ describe("cachedPlanLookup", () => {
     await expect(bad("p1")).rejects.toThrow(
       "ReplayPlan p1 does not match the krply.dev/v1alpha1 schema",
     );
+  });
+});
+
+describe("gateBindingGroups", () => {
+  it("binds every group with an unfiltered binding plus the rule-only wildcard", () => {
+    expect(gateBindingGroups(["*"])).toEqual(["", "*"]);
+  });
+
+  it("binds a list with one binding per group", () => {
+    expect(gateBindingGroups(["apps", "", "apps"])).toEqual(["", "apps"]);
+    expect(gateBindingGroups(["apps"])).toEqual(["apps"]);
   });
 });

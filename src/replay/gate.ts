@@ -179,3 +179,17 @@ export async function admitReplayWrite(
   }
   return decideReplayWrite(req, parts, { now: (sources.now ?? (() => new Date()))(), clusterUid });
 }
+
+/**
+ * The groups of the gate's Validate bindings for the configured groups (["*"] or names, "" = core).
+ * Pepr uses a binding's group for its webhook rule and for its own filter, where "" filters nothing
+ * and any other value must equal the request's group. So:
+ * - every group: "" decides every request, and "*" adds the rule apiGroups ["*"]; its filter never
+ *   matches a real group, so it never runs;
+ * - a list: one binding per group, each deciding its own group's requests; the core binding ("")
+ *   also runs for the others and reaches the same decision.
+ */
+export function gateBindingGroups(groups: readonly string[]): string[] {
+  if (groups.includes("*")) return ["", "*"];
+  return [...new Set(groups)].sort();
+}
