@@ -29,31 +29,48 @@ export function gapsWithWindows(
   const markerAfter = store.sql.prep(
     "SELECT observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? ORDER BY seq LIMIT 1",
   );
+  // The stream's last baseline marker before the GAP (indexed): the last good RV is at or after it,
+  // so the search below never scans further back than the stream's last relist.
+  const markerBefore = store.sql.prep(
+    "SELECT seq, observed_at FROM records WHERE object IS NULL AND type=? AND stream=? AND seq<? ORDER BY seq DESC LIMIT 1",
+  );
   // The record that made the last good RV durable: an event, a baseline marker or a checkpoint.
   const lastGood = store.sql.prep(
-    "SELECT observed_at FROM records WHERE stream=? AND seq<? AND rv=? ORDER BY seq DESC LIMIT 1",
+    "SELECT observed_at FROM records WHERE seq>=? AND seq<? AND stream=? AND rv=? ORDER BY seq DESC LIMIT 1",
   );
   // Without a durable position nothing on the stream was ever proven: from its first record.
   const first = store.sql.prep(
     "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq LIMIT 1",
   );
+  const startOf = (streamRow: number, gapSeq: number, rv: string): number | null => {
+    if (rv === "") {
+      const f = first.get(streamRow, gapSeq) as { observed_at: number } | undefined;
+      return f?.observed_at ?? null;
+    }
+    const mk = markerBefore.get(BASELINE, streamRow, gapSeq) as
+      | { seq: number; observed_at: number }
+      | undefined;
+    const b = lastGood.get(mk?.seq ?? 0, gapSeq, streamRow, rv) as
+      | { observed_at: number }
+      | undefined;
+    // An RV the journal does not hold (pruned, or a journal restored from an older copy): the last
+    // relist is the last point continuity is known from.
+    return b?.observed_at ?? mk?.observed_at ?? null;
+  };
   return gaps.map(g => {
     const s = store.registry.streamsById.get(g.streamId)!;
     const seq = g.ingestSeq!;
     const m = markerAfter.get(BASELINE, s.id, seq) as
       | { observed_at: number; rv: string }
       | undefined;
-    const rv = g.gap?.lastGoodResourceVersion ?? "";
-    const b = (rv === "" ? first.get(s.id, seq) : lastGood.get(s.id, seq, rv)) as
-      | { observed_at: number }
-      | undefined;
+    const from = startOf(s.id, seq, g.gap?.lastGoodResourceVersion ?? "");
     const record: JournalRecord = m ? { ...g, gap: { ...g.gap!, resolvedByBaselineRv: m.rv } } : g;
     return {
       record,
       window: {
         streamId: g.streamId,
         gapSeq: seq,
-        fromMs: b ? b.observed_at : Date.parse(g.observedAt),
+        fromMs: from ?? Date.parse(g.observedAt),
         toMs: m ? m.observed_at : null,
         reason: g.gap?.reason ?? "unknown",
         lastGoodResourceVersion: g.gap?.lastGoodResourceVersion ?? "",
