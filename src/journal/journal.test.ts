@@ -249,6 +249,35 @@ describe("journal", () => {
     ).toHaveLength(1);
   });
 
+  it("starts a gap whose last good RV the journal does not hold at the stream's last relist", () => {
+    const sid = streamIdOf(deploys);
+    j.append({
+      records: baselineRecords({
+        stream: deploys,
+        listResourceVersion: "10",
+        listedAt: at(10),
+        objects: [deployment("web", "shop", "u1", 10, 3)],
+        kind: "Deployment",
+      }),
+      checkpoints: [{ streamId: sid, resourceVersion: "10", observedAt: at(10) }],
+    });
+    j.append({ records: [ev("MODIFIED", 20)], checkpoints: [] });
+    j.append({
+      records: [
+        gapRecord({
+          stream: deploys,
+          lastGoodResourceVersion: "77",
+          reason: "journal lost or replaced",
+          detectedAt: at(90),
+        }),
+      ],
+      checkpoints: [],
+    });
+    expect(j.gapWindows(sid)).toEqual([
+      expect.objectContaining({ fromMs: Date.parse(at(10)), toMs: null }),
+    ]);
+  });
+
   it("filters and pages events with an opaque cursor", () => {
     const recs: JournalRecord[] = [];
     for (let i = 1; i <= 30; i++) {
