@@ -1,5 +1,5 @@
 import { snapshotRecord, type JournalRecord } from "../event";
-import type { Journal, JournalView, ObjectPosition, StreamInfo } from "../journal";
+import type { Journal, JournalView, ObjectIdentity, ObjectPosition, StreamInfo } from "../journal";
 import { answer, coverageOf, type Answer } from "./answer";
 import { coverageAt, streamsFor } from "./coverage";
 import { materializedOf, parseTime } from "./provenance";
@@ -9,6 +9,8 @@ import { warn } from "./warnings";
 export interface SnapshotOptions {
   /** Leave objects out of the answer (the record only keeps watermarks anyway). */
   withoutObjects?: boolean;
+  /** Rebuild only the objects this keeps (the count and watermarks still cover every object). */
+  only?: (identity: ObjectIdentity) => boolean;
 }
 
 /**
@@ -110,7 +112,8 @@ function assemble(
   for (const s of cov.streams) if (s.watermark !== null) watermarks[s.streamId] = s.watermark;
 
   const positions = all.filter(p => p.exists);
-  const objects = opts.withoutObjects ? [] : view.records(positions).map(materializedOf);
+  const wanted = opts.only ? positions.filter(p => opts.only!(p.identity)) : positions;
+  const objects = opts.withoutObjects ? [] : view.records(wanted).map(materializedOf);
   const complete = missing.length === 0 && streams.length > 0;
   const data: Snapshot = {
     id: null,

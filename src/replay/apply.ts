@@ -3,6 +3,7 @@ import type { KubeClient } from "../kube/client";
 import { clusterIdentity } from "../watch/cluster-identity";
 import { planDigest } from "./digest";
 import { verdictOfError } from "./dry-run";
+import { clusterUidOf } from "./gate";
 import { resolveOwners } from "./owners";
 import { approvalProblem, readPlanParts } from "./plan-cr";
 import { applyPatch, messageOf } from "./requests";
@@ -47,12 +48,14 @@ export async function checkApply(
     throw new ApplyRefused(
       `the last dry run of ${plan.id} is not ok (${dryRun.counts.conflict} conflicts, ${dryRun.counts.rejected} rejected, ${dryRun.counts.error} errors)`,
     );
+  // Clusters are compared by their kube-system UID, as the gate does: the same cluster is reached
+  // under another host from inside (the sidecar) than from a workstation.
   const id = await clusterIdentity(client);
-  if (id.clusterId !== plan.target.clusterId)
+  if (id.kubeSystemUid !== clusterUidOf(plan.target.clusterId))
     throw new ApplyRefused(
       `the cluster reached is ${id.clusterId}, but plan ${plan.id} targets ${plan.target.clusterId}`,
     );
-  if (id.clusterId === plan.source.clusterId && !plan.target.isSource)
+  if (id.kubeSystemUid === clusterUidOf(plan.source.clusterId) && !plan.target.isSource)
     throw new ApplyRefused(
       `the cluster reached is the plan's source cluster, which the plan does not name as its target`,
     );

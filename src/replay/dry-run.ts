@@ -126,12 +126,15 @@ export async function dryRunPlan(
   opts: DryRunOptions = {},
 ): Promise<DryRun> {
   const now = opts.now ?? (() => new Date());
-  const findings = opts.skipPreflight
-    ? plan.objects.map(() => [])
-    : preflight(plan, await targetFacts(client, plan));
-  const verdicts = await mapBounded(plan.objects, opts.concurrency ?? DEFAULT_CONCURRENCY, (o, i) =>
-    dryRunOne(client, plan, o, findings[i]),
+  // Preflight reads the target while the PATCHes run; its findings join the verdicts at the end.
+  const facts = opts.skipPreflight ? null : targetFacts(client, plan);
+  const verdicts = await mapBounded(plan.objects, opts.concurrency ?? DEFAULT_CONCURRENCY, o =>
+    dryRunOne(client, plan, o, []),
   );
+  if (facts) {
+    const findings = preflight(plan, await facts);
+    verdicts.forEach((v, i) => (v.preflight = findings[i]));
+  }
   const counts = countVerdicts(verdicts);
   return {
     planId: plan.id,

@@ -42,7 +42,11 @@ export function planFromJournal(view: JournalView, req: PlanRequest): Plan {
     clusterId = resolveCluster(view, req.sourceCluster);
     at = req.at!;
   }
-  const snap = snapshot(view, clusterId, at, `replay-plan-${at}`);
+  // Only the source namespaces and cluster-scoped objects (their Namespaces, CRDs) are rebuilt.
+  const sources = new Set(req.sourceNamespaces);
+  const snap = snapshot(view, clusterId, at, `replay-plan-${at}`, {
+    only: o => o.namespace === "" || sources.has(o.namespace),
+  });
   const policy = policyOf(req.policy);
   return buildPlan({
     id: req.id ?? newPlanId(),

@@ -3,7 +3,7 @@ import { buildPlan, PlanRefused, type PlanInput } from "./plan";
 import { policyOf } from "./policy";
 import { planDigest } from "./digest";
 
-const C = "src~uid";
+const C = "src~uid-src";
 const sid = (resource: string, ns: string, group = "", version = "v1") =>
   `${C}/${group || "-"}/${version}/${resource}/${ns || "-"}/-`;
 
@@ -131,7 +131,7 @@ const input = (over: Partial<PlanInput> = {}): PlanInput => ({
   at: "2026-01-01T12:00:00.000Z",
   snapshotId: null,
   sourceNamespaces: ["shop"],
-  target: { clusterId: "dst~uid", isSource: false },
+  target: { clusterId: "dst~uid-dst", isSource: false },
   policy: policyOf({ namespaceMap: { shop: "shop-restore" } }),
   objects,
   streams,
@@ -225,6 +225,24 @@ describe("buildPlan", () => {
     expect(plan.excluded.find(e => e.name === "leak")!.reason).toMatch(
       /source UID at \.data\.owner/,
     );
+    const uuid = "0b5c3f7e-1d2a-4e8b-9c6d-7a8b9c0d1e2f";
+    const owner = mo(
+      "ConfigMap",
+      "shop",
+      "owner",
+      { metadata: { uid: uuid }, data: {} },
+      "configmaps",
+    );
+    const quoting = mo(
+      "ConfigMap",
+      "shop",
+      "quote",
+      { data: { note: `made for ${uuid} earlier` } },
+      "configmaps",
+    );
+    const both = buildPlan(input({ objects: [...objects, owner, quoting] }));
+    expect(both.excluded.find(e => e.name === "quote")!.reason).toMatch(/\.data\.note/);
+    expect(both.objects.some(o => o.ref.name === "owner")).toBe(true);
   });
 
   it("has a digest over its content", () => {

@@ -1,6 +1,7 @@
 import { parseStreamId } from "../event";
 import type { MaterializedObject, StreamCoverage } from "../materialize";
 import { planDigest } from "./digest";
+import { clusterUidOf } from "./gate";
 import { orderObjects, rankOf } from "./order";
 import { exclusionReason, type Policy } from "./policy";
 import { sanitize } from "./sanitize";
@@ -49,6 +50,15 @@ function* strings(v: unknown, path = ""): Generator<[string, string]> {
   else if (isRecord(v)) for (const [k, x] of Object.entries(v)) yield* strings(x, `${path}.${k}`);
 }
 
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** Whether a string is, or contains, one of the UIDs (Kubernetes UIDs are UUIDs). */
+function carriesUid(v: string, uids: ReadonlySet<string>): boolean {
+  if (uids.has(v)) return true;
+  for (const m of v.matchAll(UUID)) if (uids.has(m[0])) return true;
+  return false;
+}
+
 const apiVersionOf = (o: MaterializedObject): string => {
   const av = o.object.apiVersion;
   return typeof av === "string" ? av : "";
@@ -95,13 +105,14 @@ export function buildPlan(input: PlanInput): Plan {
   const targetNamespaces = [...new Set(Object.values(nsMap))].sort();
   const warnings = [...input.warnings];
 
-  if (input.target.clusterId === input.sourceClusterId && !input.target.isSource) {
+  const sameCluster = clusterUidOf(input.target.clusterId) === clusterUidOf(input.sourceClusterId);
+  if (sameCluster && !input.target.isSource) {
     throw new PlanRefused(
       "the target is the source cluster; name it explicitly (target isSource) to replay into it",
       [],
     );
   }
-  if (input.target.clusterId === input.sourceClusterId) {
+  if (sameCluster) {
     const overlap = sources.filter(s => nsMap[s] === s);
     if (overlap.length > 0)
       warnings.push(
@@ -185,9 +196,7 @@ export function buildPlan(input: PlanInput): Plan {
         "owner references are kept; each owner's UID is looked up in the target when sent",
       );
 
-    const carried = [...strings(manifest)].find(([, v]) =>
-      [...sourceUids].some(u => v.includes(u)),
-    );
+    const carried = [...strings(manifest)].find(([, v]) => carriesUid(v, sourceUids));
     if (carried) {
       exclude(`it would carry a source UID at ${carried[0]}; UIDs belong to the source cluster`);
       continue;
