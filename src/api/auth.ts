@@ -10,9 +10,9 @@ export const AUTH_GROUP = "krply.dev";
 
 export type AuthMode = "kubernetes" | "none";
 
-/** `journal` get for reads, `snapshots` create, `replayplans` for the replay routes. */
+/** `journal` get for reads, `snapshots` create, `replayplans` for the replay routes, `auditevents` create. */
 export interface AuthAction {
-  resource: "journal" | "snapshots" | "replayplans";
+  resource: "journal" | "snapshots" | "replayplans" | "auditevents";
   verb: string;
 }
 

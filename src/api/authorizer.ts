@@ -4,9 +4,10 @@ import { ApiError } from "./errors";
 
 /**
  * The virtual resources of the krply.dev group a route needs a verb on: `journal` get for reads,
- * `snapshots` create for taking one, `replayplans` for the replay routes.
+ * `snapshots` create for taking one, `replayplans` for the replay routes, `auditevents` create for
+ * the audit webhook backend.
  */
-export type ActionResource = "journal" | "snapshots" | "replayplans";
+export type ActionResource = "journal" | "snapshots" | "replayplans" | "auditevents";
 
 export interface Action {
   resource: ActionResource;

@@ -18,6 +18,7 @@ export const DEFAULT_OFFLOAD: ReadonlySet<QueryName> = new Set<QueryName>([
   "history",
   "attribution",
   "objectAt",
+  "who",
 ]);
 
 /** Server options from the configuration. */

@@ -3,8 +3,10 @@
 import { createHash } from "node:crypto";
 import type { JournalRecord, RecordType } from "../event";
 import { openJournal, type GapWindow, type JournalView } from "../journal";
+import { AuditIngestor, type AuditCounts } from "../audit";
 import {
   answer,
+  changesByActor,
   coverageAt,
   coverageOf,
   diff,
@@ -45,6 +47,9 @@ export interface EventFilters {
   until?: string;
   types?: RecordType[];
 }
+
+/** Audit webhook ingestors of this process, by journal path and cluster. */
+const auditIngestors = new Map<string, AuditIngestor>();
 
 /** What a query may need besides its view: the writer is opened only for taking a snapshot. */
 export interface QueryContext {
@@ -382,6 +387,34 @@ export const QUERIES = {
     } finally {
       journal.close();
     }
+  },
+
+  /** Recorded changes in a window grouped by actor (krply who). */
+  who(
+    view: JournalView,
+    input: { cluster?: string; namespace?: string; since: string; until?: string; limit: number },
+  ) {
+    return changesByActor(view, cluster(view, input.cluster), input);
+  },
+
+  /**
+   * Correlates an EventList from the audit webhook backend. It runs on the main thread: its
+   * ingestor (one per journal and cluster, with a writer kept open) holds the events still waiting
+   * for their watch event, and looks them up again with every batch.
+   */
+  ingestAudit(view: JournalView, input: { cluster?: string; body: unknown }, ctx: QueryContext) {
+    const clusterId = cluster(view, input.cluster);
+    const key = `${ctx.journalPath}\u0000${clusterId}`;
+    let ingestor = auditIngestors.get(key);
+    if (!ingestor) {
+      const journal = openJournal(ctx.journalPath, { busyTimeoutMs: ctx.busyTimeoutMs });
+      ingestor = new AuditIngestor(journal, { clusterId, now: ctx.now });
+      auditIngestors.set(key, ingestor);
+    }
+    ingestor.correlator.retry();
+    const result = ingestor.ingestEventList(input.body);
+    const counts: AuditCounts = { ...ingestor.counts };
+    return { ...result, counts };
   },
 } satisfies Record<string, (view: JournalView, input: never, ctx: QueryContext) => unknown>;
 

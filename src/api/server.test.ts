@@ -114,6 +114,43 @@ describe("answers", () => {
   });
 });
 
+describe("audit", () => {
+  it("correlates an EventList from the webhook backend and answers who made the change", async () => {
+    const created = {
+      kind: "Event",
+      apiVersion: "audit.k8s.io/v1",
+      level: "RequestResponse",
+      auditID: "webhook-1",
+      stage: "ResponseComplete",
+      requestURI: "/api/v1/namespaces/shop/configmaps",
+      verb: "create",
+      user: { username: "alice", groups: ["system:authenticated"] },
+      userAgent: "kubectl/v1.37.2",
+      sourceIPs: ["10.0.0.9"],
+      objectRef: { resource: "configmaps", namespace: "shop", name: "new", apiVersion: "v1" },
+      responseStatus: { code: 201 },
+      responseObject: {
+        kind: "ConfigMap",
+        metadata: { name: "new", namespace: "shop", uid: "u-new", resourceVersion: "40" },
+      },
+      stageTimestamp: at(40),
+    };
+    const body = { kind: "EventList", apiVersion: "audit.k8s.io/v1", items: [created, { x: 1 }] };
+    const r = await call(server, "/v1/audit/events", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify(body),
+    });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ accepted: 1, malformed: 1, counts: { matched: 1 } });
+    const who = await call(server, `/v1/who?namespace=shop&since=${at(0)}&until=${at(100)}`);
+    expect(who.status).toBe(200);
+    const alice = who.json.data.find((g: { label: string }) => g.label === "alice");
+    expect(alice.actor).toMatchObject({ source: "audit", userAgent: "kubectl/v1.37.2" });
+    expect(alice.changes.map((c: { name: string }) => c.name)).toEqual(["new"]);
+  });
+});
+
 describe("bad input", () => {
   it("answers 400 with one entry per bad field, unknown parameters included", async () => {
     const r = await call(server, "/v1/events?limit=5000&since=yesterday&foo=1&types=event,nope");

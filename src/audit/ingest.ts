@@ -27,6 +27,8 @@ export const INGEST_DEFAULTS = {
   pollMs: 250,
 };
 
+const IMPORT_CHUNK_BYTES = 4 << 20;
+
 /** Result of a webhook batch. */
 export interface WebhookResult {
   accepted: number;
@@ -92,12 +94,28 @@ export class AuditIngestor {
 
   /** Reads a whole audit log once, then gives up on what stayed unmatched (an import). */
   async importFile(path: string): Promise<AuditCounts & { file: FollowStats }> {
-    const follower = new LogFollower(path, lines => this.ingestLines(lines), {
-      maxLineBytes: this.maxLineBytes,
-      pollMs: this.pollMs,
-    });
-    const file = await follower.readOnce();
-    this.correlator.reject("huge", "log", file.huge);
+    return this.importFiles([path]);
+  }
+
+  /**
+   * Reads audit logs once each, oldest first (rotated backups, then the current file), and gives up
+   * on what stayed unmatched only after the last: a request's stages may straddle a rotation.
+   */
+  async importFiles(paths: readonly string[]): Promise<AuditCounts & { file: FollowStats }> {
+    const file: FollowStats = { lines: 0, huge: 0, bytes: 0, rotations: 0, truncations: 0 };
+    for (const path of paths) {
+      // Larger reads make larger batches: one journal commit per chunk of lines.
+      const follower = new LogFollower(path, lines => this.ingestLines(lines), {
+        maxLineBytes: this.maxLineBytes,
+        pollMs: this.pollMs,
+        chunkBytes: IMPORT_CHUNK_BYTES,
+      });
+      const s = await follower.readOnce();
+      this.correlator.reject("huge", "log", s.huge);
+      file.lines += s.lines;
+      file.huge += s.huge;
+      file.bytes += s.bytes;
+    }
     this.correlator.finish();
     return { ...this.counts, file };
   }

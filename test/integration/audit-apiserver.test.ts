@@ -92,13 +92,29 @@ describe("audit correlation against the real API server's audit log", () => {
     admin = await KubeClient.create(loadKubeConfig({ kubeconfig: api.kubeconfigs.admin }));
     clusterId = (await clusterIdentity(admin)).clusterId;
     await ensureNamespace(admin, ns);
+    await admin.json(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+      method: "POST",
+      body: {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "Role",
+        metadata: { name: "writers" },
+        rules: [
+          {
+            apiGroups: [""],
+            resources: ["configmaps", "secrets"],
+            verbs: ["get", "list", "create", "update", "patch", "delete"],
+          },
+        ],
+      },
+    });
     await admin.json(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
       method: "POST",
       body: {
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "RoleBinding",
         metadata: { name: "writers" },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "edit" },
+        // The aggregated "edit" role stays empty without kube-controller-manager, so a Role of our own.
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "writers" },
         subjects: WRITERS.map(name => ({
           apiGroup: "rbac.authorization.k8s.io",
           kind: "User",
@@ -106,6 +122,22 @@ describe("audit correlation against the real API server's audit log", () => {
         })),
       },
     });
+    // RBAC takes effect when the authorizer's cache sees the binding; wait for every writer.
+    for (const u of WRITERS) {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const r = await kubeRequest(
+          conn as never,
+          u as never,
+          "GET",
+          `/api/v1/namespaces/${ns}/configmaps`,
+        );
+        if (r.status === 200) break;
+        if (Date.now() > deadline)
+          throw new Error(`${u} still cannot list configmaps: ${r.status}`);
+        await new Promise(done => setTimeout(done, 200));
+      }
+    }
     rec = await rig(api.kubeconfigs.recorder, fastEngine, join(dir, "journal.db"));
   });
 
@@ -267,14 +299,25 @@ describe("audit correlation against the real API server's audit log", () => {
     // Reading every rotated file and the current one again adds nothing.
     const before = rec.journal.recordCount();
     const again = new AuditIngestor(rec.journal, { clusterId, pendingMs: 0 });
-    for (const f of logs.sort()) await again.importFile(join(dirname(api.auditLogPath), f));
+    // Backups sort before audit.log ("-" < "."), and their timestamps keep them in order.
+    await again.importFiles(logs.sort().map(f => join(dirname(api.auditLogPath), f)));
     expect(rec.journal.recordCount()).toBe(before);
     expect(again.counts.written).toBe(0);
     expect(again.counts.duplicate).toBe(2 * events.length);
   });
 
   it("counts and skips a malformed line, a huge line and an event for an unknown object", async () => {
-    // A Secret: its audit line is real, but nothing records Secrets, so its object is unknown.
+    // A ConfigMap in a namespace nobody records: its audit line is real, its object unknown.
+    const other = `${ns}-unrecorded`;
+    await ensureNamespace(admin, other);
+    const created = await admin.json<{ metadata: { resourceVersion: string } }>(
+      `/api/v1/namespaces/${other}/configmaps`,
+      {
+        method: "POST",
+        body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "nobody-records-me" } },
+      },
+    );
+    // A Secret: logged at Metadata, so its line carries no body (and no version to match).
     const secret = "s3cr3t-" + randomBytes(6).toString("hex");
     await write("alice", "POST", `/api/v1/namespaces/${ns}/secrets`, {
       apiVersion: "v1",
@@ -282,17 +325,16 @@ describe("audit correlation against the real API server's audit log", () => {
       metadata: { name: "db" },
       stringData: { password: secret },
     });
-    const secretLine = readFileSync(api.auditLogPath, "utf8")
-      .split("\n")
-      .find(
-        l =>
-          l.includes('"resource":"secrets"') &&
-          l.includes('"ResponseComplete"') &&
-          l.includes(`"namespace":"${ns}"`),
-      );
+    const lines = readFileSync(api.auditLogPath, "utf8").split("\n");
+    const complete = (needle: string) =>
+      lines.find(l => l.includes(needle) && l.includes('"stage":"ResponseComplete"'));
+    const unknownLine = complete(`"resourceVersion":"${created.metadata.resourceVersion}"`);
+    const secretLine = complete(`"namespace":"${ns}","name":"db"`);
+    expect(unknownLine).toBeDefined();
     expect(secretLine).toBeDefined();
+    expect(secretLine).not.toContain(secret);
     const file = join(dir, "crafted.log");
-    writeFileSync(file, `${secretLine}\n`);
+    writeFileSync(file, `${unknownLine}\n${secretLine}\n`);
     appendFileSync(file, '{"kind":"Event","auditID":\n');
     appendFileSync(file, `{"kind":"Event","x":"${"y".repeat(5 * 1024 * 1024)}"}\n`);
     const ing = new AuditIngestor(rec.journal, {
@@ -302,7 +344,7 @@ describe("audit correlation against the real API server's audit log", () => {
     });
     const before = rec.journal.recordCount();
     const counts = await ing.importFile(file);
-    expect(counts).toMatchObject({ malformed: 1, huge: 1, unmatched: 1, matched: 0 });
+    expect(counts).toMatchObject({ malformed: 1, huge: 1, unmatched: 1, ignored: 1, matched: 0 });
     expect(rec.journal.recordCount()).toBe(before);
     // No audit correlation anywhere holds the Secret's value.
     const audits = allRecords(rec.journal).filter(r => r.type === "audit_correlation");

@@ -2,6 +2,7 @@
 // route({...}) (see ../route.ts), and add it here. Its schemas feed validation and /openapi.json.
 import type { Route } from "../route";
 import { analysisRoutes } from "./analysis";
+import { auditRoutes } from "./audit";
 import { eventRoutes } from "./events";
 import { journalRoutes } from "./journal";
 import { objectRoutes } from "./objects";
@@ -15,4 +16,5 @@ export const ROUTES: readonly Route[] = [
   ...objectRoutes,
   ...analysisRoutes,
   ...snapshotRoutes,
+  ...auditRoutes,
 ];

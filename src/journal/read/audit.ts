@@ -1,9 +1,11 @@
 // Look-ups for audit correlation: which recorded change an audit event describes, and which
 // audit correlations describe a recorded change. Every scan is bounded by a time window and a
 // page size, so an audit event for an object the journal never saw costs a few index probes.
-import type { JournalRecord } from "../../event";
-import { decodeRow, typeCode } from "../store/rows";
-import { OBJECT_BUCKET } from "../store/schema";
+import type { Statement } from "better-sqlite3";
+import type { JournalRecord, ResourceRef } from "../../event";
+import { isoFromMs } from "../codec/iso-time";
+import { decodeRow, typeCode, type Meta } from "../store/rows";
+import { OBJECT_BUCKET, WATCH_CODES } from "../store/schema";
 import type { RecordRow, Store } from "../store/store";
 import type { ChangeKey, ChangeMatch, ChangeSearch, RecordedChange } from "../types";
 import { ROW_COLS } from "./columns";
@@ -11,7 +13,10 @@ import { kindsOfStream } from "./identities";
 
 const EVENT = typeCode("event");
 const AUDIT = typeCode("audit_correlation");
-const DELETED = 2; // WATCH_CODES.indexOf("DELETED")
+const DELETED = WATCH_CODES.indexOf("DELETED");
+
+/** seq, stream, observed_at, watch, rv, meta of a record row. */
+type HeaderRow = [number, number, number, number | null, string, string | null];
 
 /** Per-call caches: stream kinds and bucket times change rarely, and a call looks up many keys. */
 export class ChangeFinder {
@@ -19,7 +24,12 @@ export class ChangeFinder {
   private bucketKs: number[] = [];
   private bucketMins: number[] = [];
 
+  private readonly byRv: Statement;
+
   constructor(private readonly store: Store) {
+    this.byRv = store.sql.prepRaw(
+      `SELECT seq, stream, observed_at, watch, rv, meta FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND type=${EVENT} AND rv=? AND observed_at BETWEEN ? AND ? ORDER BY seq DESC LIMIT 1`,
+    );
     const rows = store.sql
       .prep("SELECT k, min_observed FROM bucket_times ORDER BY k")
       .raw(true)
@@ -98,39 +108,68 @@ export class ChangeFinder {
     range: [number, number],
     search: ChangeSearch,
   ): ChangeMatch | null {
-    const byRv = key.resourceVersion !== null;
-    const stmt = this.store.sql.prep(
-      `SELECT ${ROW_COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND type=${EVENT} AND ` +
-        (byRv ? "rv=?" : `watch=${DELETED}`) +
-        " AND observed_at BETWEEN ? AND ? ORDER BY seq DESC LIMIT ?",
-    );
-    let budget = search.pageSize;
     const from = key.atMs - search.windowMs;
     const to = key.atMs + search.windowMs;
+    let budget = search.pageSize;
+    if (key.resourceVersion !== null) {
+      // A name-and-RV hit is one write: only the row's header is read, never its body.
+      for (let b = range[1]; b >= range[0] && budget > 0; b--) {
+        const row = this.byRv.get(b, id, key.resourceVersion, from, to) as HeaderRow | undefined;
+        budget--;
+        if (row) return this.matchOf(id, row, key);
+      }
+      return null;
+    }
+    const stmt = this.store.sql.prep(
+      `SELECT ${ROW_COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND type=${EVENT} AND watch=${DELETED}` +
+        " AND observed_at BETWEEN ? AND ? ORDER BY seq DESC LIMIT ?",
+    );
     for (let b = range[1]; b >= range[0] && budget > 0; b--) {
-      const rows = (
-        byRv
-          ? stmt.all(b, id, key.resourceVersion, from, to, budget)
-          : stmt.all(b, id, from, to, budget)
-      ) as RecordRow[];
-      budget -= rows.length;
+      const rows = stmt.all(b, id, from, to, budget) as RecordRow[];
+      budget -= Math.max(1, rows.length);
       for (const row of rows) {
-        // A name-and-RV hit is one write; a delete carries no RV, so its uid picks the object.
-        const rec = decodeRow(this.store, byRv ? { ...row, body: null } : row);
-        if (!byRv && rec.resource?.uid !== key.uid) continue;
-        if (!rec.resource) continue;
-        const resource = byRv ? { ...rec.resource, uid: key.uid } : rec.resource;
+        // A delete carries no RV, so its uid (in the stored object) picks the object.
+        const rec = decodeRow(this.store, row);
+        if (!rec.resource || rec.resource.uid !== key.uid) continue;
         return {
           streamId: rec.streamId,
           clusterId: rec.clusterId,
           observedAt: rec.observedAt,
           seq: row.seq,
           watchType: rec.watchType ?? null,
-          resource,
+          resource: rec.resource,
         };
       }
     }
     return null;
+  }
+
+  /** The match of a row found by RV, from its header columns and the identity tables. */
+  private matchOf(id: number, row: HeaderRow, key: ChangeKey): ChangeMatch | null {
+    const [seq, streamRow, observedAt, watch, rv, metaJson] = row;
+    const stream = this.store.registry.streamOf(streamRow, seq);
+    const meta: Meta = metaJson ? (JSON.parse(metaJson) as Meta) : {};
+    if (meta.r && meta.r.uid && key.uid && meta.r.uid !== key.uid) return null;
+    const o = this.store.registry.objectRow(id);
+    const resource: ResourceRef = meta.r
+      ? { ...meta.r, uid: meta.r.uid || key.uid }
+      : {
+          group: o.group,
+          version: stream.version,
+          kind: o.kind,
+          namespace: o.namespace,
+          name: o.name,
+          uid: key.uid,
+          resourceVersion: rv,
+        };
+    return {
+      streamId: stream.streamId,
+      clusterId: meta.cl ?? stream.clusterId,
+      observedAt: meta.o ?? isoFromMs(observedAt),
+      seq,
+      watchType: watch === null ? null : WATCH_CODES[watch],
+      resource,
+    };
   }
 }
 

@@ -12,6 +12,8 @@ export const TYPE_CODES = [
   "checkpoint",
   "pruned",
 ] as const;
+/** The type code of audit correlation rows, which have their own index and dedup (schema v10). */
+export const AUDIT_CODE = TYPE_CODES.indexOf("audit_correlation");
 export const WATCH_CODES = ["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"] as const;
 
 /**
@@ -135,7 +137,7 @@ const MIGRATIONS: string[] = [
   // v9: replay plans keep their full body here (the ReplayPlan object in the cluster holds only a
   // summary), with every dry run and apply run of a plan. Nothing here touches records.
   `
-  CREATE TABLE replay_plans (
+  CREATE TABLE IF NOT EXISTS replay_plans (
     id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,
     digest TEXT NOT NULL,
@@ -143,7 +145,7 @@ const MIGRATIONS: string[] = [
     target_cluster TEXT NOT NULL,
     body TEXT NOT NULL
   );
-  CREATE TABLE replay_dry_runs (
+  CREATE TABLE IF NOT EXISTS replay_dry_runs (
     seq INTEGER PRIMARY KEY,
     plan_id TEXT NOT NULL REFERENCES replay_plans(id),
     digest TEXT NOT NULL,
@@ -151,22 +153,27 @@ const MIGRATIONS: string[] = [
     ok INTEGER NOT NULL,
     body TEXT NOT NULL
   );
-  CREATE INDEX replay_dry_runs_plan ON replay_dry_runs(plan_id, seq);
-  CREATE TABLE replay_runs (
+  CREATE INDEX IF NOT EXISTS replay_dry_runs_plan ON replay_dry_runs(plan_id, seq);
+  CREATE TABLE IF NOT EXISTS replay_runs (
     run_id TEXT PRIMARY KEY,
     plan_id TEXT NOT NULL REFERENCES replay_plans(id),
     at TEXT NOT NULL,
     ok INTEGER NOT NULL,
     body TEXT NOT NULL
   );
-  CREATE INDEX replay_runs_plan ON replay_runs(plan_id, at);
+  CREATE INDEX IF NOT EXISTS replay_runs_plan ON replay_runs(plan_id, at);
   `,
   // v10: audit correlations carry the observedAt of the event they describe, so the correlations
   // of an event are one probe by (stream, time). Partial: only audit rows enter it, so appends of
-  // events never touch it.
+  // events never touch it. Audit rows come as often as events, so like object rows they leave the
+  // unique index over random ids (one dirtied page per row per commit); the writer finds their
+  // copies through records_audit instead (write/append.ts).
   `
   CREATE INDEX IF NOT EXISTS records_audit ON records(stream, observed_at)
-    WHERE type = ${TYPE_CODES.indexOf("audit_correlation")} AND object IS NULL;
+    WHERE type = ${AUDIT_CODE} AND object IS NULL;
+  DROP INDEX IF EXISTS records_control_id;
+  CREATE UNIQUE INDEX records_control_id ON records(event_id)
+    WHERE object IS NULL AND type != ${AUDIT_CODE};
   `,
 ];
 

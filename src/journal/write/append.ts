@@ -6,7 +6,7 @@ import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } fro
 import type { RedactPolicy } from "./redact";
 import { packHex, packId, typeCode, watchCode, type Meta } from "../store/rows";
 import { checkIds, rowOf } from "./row-of";
-import { OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "../store/schema";
+import { AUDIT_CODE, OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "../store/schema";
 import type { Store } from "../store/store";
 import { JournalError, type AppendBatch, type AppendResult } from "../types";
 
@@ -33,7 +33,11 @@ export function writerStatements(db: Database.Database) {
     ),
     insertControl: db.prepare(
       `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) WHERE object IS NULL DO NOTHING`,
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) WHERE object IS NULL AND type != ${AUDIT_CODE} DO NOTHING`,
+    ),
+    // Audit rows are checked for copies through records_audit (their event's stream and time).
+    auditCopy: db.prepare(
+      `SELECT 1 FROM records WHERE type=${AUDIT_CODE} AND object IS NULL AND stream=? AND observed_at=? AND event_id=? LIMIT 1`,
     ),
     // Copies are usually recent, so the newest rows are compared first.
     objectCopy: db.prepare(
@@ -130,6 +134,11 @@ export function appendInTxn(
       enc = encodeObject(base, row.object, w.codec, row.patchRv);
     } else if (row.object !== undefined) {
       enc = encodeKeyframe(row.object, w.codec);
+    } else if (rec.type === "audit_correlation") {
+      if (st.auditCopy.get(stream.id, row.observedMs, packedId) !== undefined) {
+        duplicates++;
+        continue;
+      }
     }
     const { rv, hash, meta, observedMs: ms } = row;
 
