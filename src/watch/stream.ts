@@ -72,8 +72,10 @@ export class StreamRunner implements SinkOwner {
   }
 
   private async begin(announce?: string): Promise<void> {
-    if (announce || this.downSince) {
-      const reason = announce ?? "recorder resumed from its checkpoint";
+    // A stream the journal calls stopped says that it records again, even with nothing to be late.
+    if (announce || this.downSince || this.coverage === "stopped") {
+      const reason =
+        announce ?? (this.downSince ? "recorder resumed from its checkpoint" : "recording resumed");
       await this.writeCoverage("available", reason, undefined, this.downSince ?? undefined);
       await this.ctx.sink.settled(this.streamId);
     }

@@ -35,6 +35,7 @@ describe("resumePointOf", () => {
     expect(resumePointOf({ ...info, baselinePresent: false }).needList).toBe(true);
     expect(resumePointOf({ ...info, lastResourceVersion: null }).needList).toBe(true);
     expect(resumePointOf({ ...info, state: "unavailable" }).coverage).toBe("unavailable");
+    expect(resumePointOf({ ...info, state: "stopped" }).coverage).toBe("stopped");
   });
 
   it("a stream resuming after downtime carries its last durable checkpoint as the down window's start", () => {

@@ -35,7 +35,7 @@ export function resumePointOf(
   return {
     rv: info.lastResourceVersion,
     needList: !info.baselinePresent || info.openGaps > 0 || info.lastResourceVersion === null,
-    coverage: info.state === "unavailable" ? "unavailable" : "unknown",
+    coverage: info.state === "unavailable" || info.state === "stopped" ? info.state : "unknown",
     // Nothing watched the stream since its last checkpoint: whatever changed meanwhile arrives late.
     downSince: resumes ? info.lastObservedAt : null,
   };

@@ -161,6 +161,20 @@ describe("coverage that never lies (real API server)", () => {
       } finally {
         j.close();
       }
+      // Started again, the stream says so, and an answer after the resume is complete again.
+      const again = recorder(tmp.path, {
+        selection: { resources: ["configmaps"], namespaces: [ns], selector: "" },
+      });
+      await again.start();
+      try {
+        await until("watching again", () => again.status()[0]?.phase === "watching");
+        await sleep(20);
+        const now = snapshot(again.openJournal!, clusterId, new Date().toISOString(), "resumed");
+        expect(now.data.missing).toEqual([]);
+        expect(now.coverage.unrecorded).toEqual([]);
+      } finally {
+        await again.stop();
+      }
     } finally {
       tmp.cleanup();
     }
