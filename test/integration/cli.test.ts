@@ -266,6 +266,32 @@ describe("bad input", () => {
   });
 });
 
+/** The chunks a module of the built CLI loads at start-up: its static imports, transitively. */
+function staticGraph(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(file, "utf8");
+  for (const m of text.matchAll(/(?:^|[;}\s])import\s*(?:[^"'();]*?from\s*)?["'](\.[^"']+)["']/g))
+    staticGraph(join(file, "..", m[1]), seen);
+  return seen;
+}
+
+describe("start-up", () => {
+  it("`krply --help` loads no journal, SQLite, zod, YAML or kube client (they load in actions)", () => {
+    const loaded = [...staticGraph(join(tools.dir, "cli", "krply.js"))];
+    const text = loaded.map(f => readFileSync(f, "utf8")).join("\n");
+    expect(loaded.length).toBeGreaterThan(1);
+    for (const marker of [
+      "better-sqlite3",
+      "@kubernetes/client-node",
+      "ZodType",
+      "journal_mode",
+      "YAMLMap",
+    ])
+      expect({ marker, found: text.includes(marker) }).toEqual({ marker, found: false });
+  });
+});
+
 describe("help", () => {
   it("every command's --help has examples, and --help exits 0", () => {
     const top = tools.krply(["--help"]);

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { DefaultResources } from "../../kube/default-resources";
 import type { StreamStatus } from "../../watch/types";
-import { loadConfig } from "../../config";
 import { globalOptions, journalPath } from "../program";
 import { table } from "../output";
 import { examples } from "./examples";
@@ -84,6 +83,8 @@ async function runRecord(opts: RecordFlags, store: string): Promise<void> {
   // The recorder brings the kube client; only this command loads it, so readers start fast.
   const { Recorder, journalOptionsOf } = await import("../../watch/recorder");
   // Retention and redaction follow the same KRPLY_* settings as in the cluster.
+  // Loaded here, not at import: `krply --help` and the readers never need the config schema.
+  const { loadConfig } = await import("../../config");
   const config = loadConfig(process.env, { defaults: { KRPLY_JOURNAL: store } });
   const recorder = new Recorder({
     journalPath: store,

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { actorLabel, type TimelineEntry } from "../../materialize";
+import type { TimelineEntry } from "../../materialize";
 import { notFound } from "../errors";
 import { printAnswer, table } from "../output";
 import { examples } from "./examples";
@@ -52,6 +52,8 @@ export function registerTimeline(program: Command): void {
           const why = t.warnings[0] ?? `no record of ${refText}`;
           throw notFound(`${why}; \`krply search ${ref.name}\` lists what was recorded`);
         }
+        // materialize loads with the answer (local mode already has it), not with `--help`.
+        const { actorLabel } = await import("../../materialize");
         await printAnswer(opts, t, entries =>
           table(
             ["OBSERVED", "RV", "TYPE", "STREAM", "ACTOR", "SOURCE", "MANAGER", "CHANGE"],
