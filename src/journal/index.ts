@@ -1,5 +1,5 @@
 // The journal's front door: everything outside src/journal imports from here and nowhere else.
-export { openJournal, openJournalView } from "./journal";
+export { openJournal, openJournalView, salvageJournal } from "./journal";
 export * from "./types";
 export { overlaps as gapOverlaps } from "./read/gaps";
 export { backupJournal, type BackupOptions, type BackupResult } from "./maintain/backup";

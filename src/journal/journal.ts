@@ -1,9 +1,11 @@
+import { chmodSync, copyFileSync, existsSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { JournalRecord } from "../event";
 import { logger } from "../log/logger";
 import type { CodecOptions } from "./codec/codec";
 import { toJournalError } from "./errors";
 import { TAIL_ROWS } from "./maintain/fsck";
+import { salvageInto } from "./maintain/salvage";
 import { FULL_DISK_STEP, Retention } from "./maintain/retention";
 import { SqliteView } from "./read/view";
 import { LruCache, type CachedVersion, type KeyframePosition } from "./store/cache";
@@ -19,6 +21,7 @@ import {
   type JournalStats,
   type JournalView,
   type JournalViewOptions,
+  type SalvageResult,
   type StreamState,
 } from "./types";
 import {
@@ -28,7 +31,7 @@ import {
   type WriterStatements,
 } from "./write/append";
 import { loadDedupWindow } from "./write/dedup";
-import { loadDigestKey } from "./write/digest-key";
+import { defaultKeyFile, loadDigestKey } from "./write/digest-key";
 import type { RedactPolicy } from "./write/redact";
 
 const log = logger("journal");
@@ -82,7 +85,13 @@ class SqliteJournal extends SqliteView implements Journal {
   private readonly st: WriterStatements;
   private readonly retention: Retention | null = null;
 
-  constructor(path: string, db: Database.Database, options: JournalOptions) {
+  constructor(
+    path: string,
+    db: Database.Database,
+    options: JournalOptions,
+    /** Records arrive already redacted (a salvage copies them from another journal). */
+    verbatim = false,
+  ) {
     super(path, db, new Store(db));
     const salt = loadDigestKey(db, path, options.redact?.keyFile);
     const codec: CodecOptions = {
@@ -94,6 +103,7 @@ class SqliteJournal extends SqliteView implements Journal {
       configMapKeyPatterns: options.redact?.configMapKeyPatterns ?? [],
       annotations: options.redact?.annotations,
       salt,
+      verbatim,
     };
     const cacheSize = options.lastVersionCacheSize ?? DEFAULTS.lastVersionCacheSize;
     // An evicted keyframe leaves its position behind (three numbers, not the object), so the
@@ -374,4 +384,44 @@ function guardReads(view: JournalView): JournalView {
       };
     },
   });
+}
+
+/**
+ * Copies every record of a damaged journal that can still be read and rebuilt into a new journal at
+ * target, in ingest order, with a GAP record on every stream where rows were lost (salvage.ts). The
+ * source is only read; target must not exist. The source's digest key file comes along, so digests
+ * written after the salvage stay comparable with those before it.
+ */
+export function salvageJournal(source: string, target: string): SalvageResult {
+  if (existsSync(target)) {
+    throw new JournalError(
+      `${target} exists; a salvage writes a new file and never on top of another`,
+      "INVALID",
+    );
+  }
+  const src = connect(source, { readonly: true });
+  try {
+    const store = new Store(src);
+    const streams = new SqliteView(source, src, store).streams();
+    const key = defaultKeyFile(source);
+    if (existsSync(key) && !existsSync(defaultKeyFile(target))) {
+      copyFileSync(key, defaultKeyFile(target));
+      chmodSync(defaultKeyFile(target), 0o600);
+    }
+    const db = connect(target, { readonly: false });
+    let out: SqliteJournal;
+    try {
+      out = new SqliteJournal(target, db, {}, true);
+    } catch (err) {
+      db.close();
+      throw toJournalError(err, `open ${target}`);
+    }
+    try {
+      return salvageInto(store, streams, out, source, target);
+    } finally {
+      out.close();
+    }
+  } finally {
+    src.close();
+  }
 }

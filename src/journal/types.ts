@@ -214,6 +214,23 @@ export interface ObjectAtResult {
   rvNotRecorded: boolean;
 }
 
+/** What `krply fsck --salvage` copied out of a damaged journal. */
+export interface SalvageResult {
+  source: string;
+  target: string;
+  /** Records copied into the new file. */
+  copied: number;
+  /** Rows that could not be read or rebuilt. */
+  lost: number;
+  /** Runs of lost seqs, oldest first. */
+  lostRanges: { fromSeq: number; toSeq: number }[];
+  /** GAP records written for the losses (one per stream and run). */
+  gaps: number;
+  streams: number;
+  /** Stream checkpoints carried over (only from a file that lost nothing). */
+  checkpoints: number;
+}
+
 export interface FsckReport {
   ok: boolean;
   checked: number;

@@ -12,6 +12,11 @@ export interface RedactPolicy {
    * guesses of a low-entropy value against its digest.
    */
   salt: string;
+  /**
+   * Store objects as given: they come from another journal (a salvage) and were redacted when first
+   * written there; redacting again would digest the digests.
+   */
+  verbatim?: boolean;
 }
 
 export const REDACTED_PREFIX = "krply-redacted:sha256:";
@@ -69,6 +74,7 @@ export function redactObject(
   kind: string,
   policy: RedactPolicy,
 ): { object: Record<string, unknown>; redacted: boolean } {
+  if (policy.verbatim) return { object, redacted: false };
   const meta = (object.metadata ?? {}) as Record<string, unknown>;
   if (kind === "Secret" || policy.kinds.has(kind)) {
     const out: Record<string, unknown> = {};
