@@ -50,6 +50,7 @@ describe("loadConfig", () => {
         maxBodyBytes: 65_536,
         shutdownGraceMs: 20_000,
       },
+      auditLogPath: null,
       metrics: { host: "0.0.0.0", port: 9464 },
       retention: { budget: { percent: 80 } },
       redact: {
@@ -84,6 +85,7 @@ describe("loadConfig", () => {
       KRPLY_APPROVAL_TTL_SECONDS: "20",
       KRPLY_APPROVAL_TWO_PERSON: "true",
       KRPLY_GATE_CACHE_MS: "500",
+      KRPLY_AUDIT_LOG: "/var/log/kubernetes/audit/audit.log",
       KRPLY_METRICS_PORT: "9100",
       KRPLY_METRICS_HOST: "127.0.0.1",
       KRPLY_GATE_GROUPS: "core, apps,example.com",
@@ -108,6 +110,7 @@ describe("loadConfig", () => {
         gateGroups: ["", "apps", "example.com"],
       },
       api: loadConfig({}).api,
+      auditLogPath: "/var/log/kubernetes/audit/audit.log",
       metrics: { host: "127.0.0.1", port: 9100 },
       retention: loadConfig({}).retention,
       redact: loadConfig({}).redact,

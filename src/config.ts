@@ -251,6 +251,15 @@ const fields = {
     .describe(
       "On SIGTERM, how long in-flight requests may take to finish before their connections close.",
     ),
+  KRPLY_AUDIT_LOG: z
+    .string()
+    .trim()
+    .optional()
+    .describe(
+      "Path of the API server's audit log (JSON lines, `--audit-log-path`) for the watcher to follow " +
+        "like `tail -F`, rotations included, and correlate with recorded changes (docs/audit.md). " +
+        "Unset: no log is read; the webhook backend can still POST to the sidecar.",
+    ),
   KRPLY_METRICS_PORT: z
     .string()
     .trim()
@@ -371,6 +380,8 @@ export interface KrplyConfig {
   snapshot: SnapshotSettings;
   replay: ReplaySettings;
   api: ApiSettings;
+  /** The API server's audit log the watcher follows; null when none is. */
+  auditLogPath: string | null;
   /** The recorder's /metrics endpoint; null when it is off. */
   metrics: { host: string; port: number } | null;
   retention: RetentionSettings;
@@ -541,6 +552,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       maxBodyBytes: s.KRPLY_API_MAX_BODY_BYTES,
       shutdownGraceMs: s.KRPLY_API_SHUTDOWN_GRACE_MS,
     },
+    auditLogPath: s.KRPLY_AUDIT_LOG ? s.KRPLY_AUDIT_LOG : null,
     metrics:
       s.KRPLY_METRICS_PORT === null
         ? null

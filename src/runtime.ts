@@ -10,6 +10,7 @@ import {
   runScheduledSnapshotInSlices,
   type NightlyResult,
 } from "./materialize";
+import { AuditIngestor, AuditMetrics } from "./audit";
 import { Recorder, recorderConfigOf } from "./watch/recorder";
 
 /** What a runtime reads and talks to; the capabilities pass process.env, tests pass their own. */
@@ -116,6 +117,7 @@ export class Runtime {
     this.built = recorder;
     this.catchUp = recorder
       .start()
+      .then(() => this.followAudit(recorder, config.auditLogPath))
       .then(() => this.catchUpSnapshot())
       .catch((err: unknown) => {
         this.log.error({ err }, "krply recorder failed to start");
@@ -123,6 +125,31 @@ export class Runtime {
       });
     this.metricsServer = this.serveRecorderMetrics(recorder, config.metrics);
     return recorder;
+  }
+
+  private readonly auditStop = new AbortController();
+  private auditDone: Promise<void> | null = null;
+
+  /**
+   * Follows the API server's audit log into the recorder's journal, when one is configured. The
+   * follower waits for a file that is not there yet, so a missing mount is logged by the follower's
+   * counts, not fatal; a failure ends only the following, never the recording.
+   */
+  private followAudit(recorder: Recorder, path: string | null): void {
+    const journal = recorder.openJournal;
+    const identity = recorder.clusterIdentity;
+    if (!path || !journal || !identity || this.stopping) return;
+    const ingestor = new AuditIngestor(
+      journal,
+      { clusterId: identity.clusterId },
+      new AuditMetrics(recorder.metrics.registry),
+    );
+    this.auditDone = ingestor
+      .follow(path, this.auditStop.signal)
+      .done.catch((err: unknown) =>
+        this.log.error({ err, path }, "following the audit log failed"),
+      );
+    this.log.info({ path }, "following the API server's audit log");
   }
 
   /** The recorder's metrics endpoint, where this process records and it is on; never rejects. */
@@ -274,6 +301,9 @@ export class Runtime {
   /** Stops the recorder, if one was built, committing what it has queued. */
   async stop(): Promise<void> {
     this.stopping = true;
+    // The follower appends to the recorder's journal, so it stops first.
+    this.auditStop.abort();
+    await this.auditDone;
     await this.built?.stop();
     await this.catchUp;
     await (await this.metricsServer)?.close();
