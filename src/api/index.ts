@@ -17,3 +17,4 @@ export { ApiError, type ErrorBody, type ErrorCode, type FieldError } from "./err
 export { API_METRIC_NAMES } from "./metrics";
 export { openApiDocument } from "./openapi";
 export { DEFAULT_OFFLOAD, serverOptionsOf } from "./options";
+export { encodeCursor, decodeCursor, type EventFilters } from "./queries";

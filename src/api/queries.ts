@@ -2,7 +2,7 @@
 // same function runs on the main thread or in a pool worker, so inputs and outputs are plain data.
 import { createHash } from "node:crypto";
 import type { JournalRecord, RecordType } from "../event";
-import { openJournal, type GapWindow, type JournalView } from "../journal";
+import { openJournal, type GapWindow, type Journal, type JournalView } from "../journal";
 import { AuditIngestor, type AuditCounts } from "../audit";
 import {
   answer,
@@ -51,11 +51,23 @@ export interface EventFilters {
 /** Audit webhook ingestors of this process, by journal path and cluster. */
 const auditIngestors = new Map<string, AuditIngestor>();
 
-/** What a query may need besides its view: the writer is opened only for taking a snapshot. */
+/** What a query may need besides its view. */
 export interface QueryContext {
   journalPath: string;
   busyTimeoutMs: number;
   now: () => number;
+  /**
+   * The writer for the sidecar's one write, a SNAPSHOT record. A pool worker opens it on its first
+   * snapshot and keeps it (opening reads every event id into the dedup filter, seconds at 1M records);
+   * without this, a writer is opened for the one append and closed.
+   */
+  writer?: () => Journal;
+}
+
+/** Opens a writer for the sidecar's rare appends: busy_timeout waits out the recorder's transactions. */
+export function openSnapshotWriter(journalPath: string, busyTimeoutMs: number): Journal {
+  // It appends one small record at a time, so the per-object cache the recorder needs is not kept.
+  return openJournal(journalPath, { busyTimeoutMs, lastVersionCacheSize: 16 });
 }
 
 function cluster(view: JournalView, wanted: string | undefined): string {
@@ -367,8 +379,8 @@ export const QUERIES = {
   },
 
   /**
-   * Materializes a snapshot with this view, then stores its SNAPSHOT record through a writer opened
-   * for this one append (busy_timeout waits out the recorder's transactions) and closed at once.
+   * Materializes a snapshot with this view, then stores its SNAPSHOT record through the context's
+   * writer (busy_timeout waits out the recorder's transactions).
    */
   takeSnapshot(
     view: JournalView,
@@ -380,12 +392,12 @@ export const QUERIES = {
     const name = input.name ?? `api-${at}`;
     const snap = snapshot(view, clusterId, at, name, { withoutObjects: !input.objects });
     if (!input.record) return snap;
-    const journal = openJournal(ctx.journalPath, { busyTimeoutMs: ctx.busyTimeoutMs });
+    const journal = ctx.writer?.() ?? openSnapshotWriter(ctx.journalPath, ctx.busyTimeoutMs);
     try {
       const stored = recordSnapshot(journal, snap.data, new Date(ctx.now()));
       return { ...snap, data: stored };
     } finally {
-      journal.close();
+      if (!ctx.writer) journal.close();
     }
   },
 

@@ -1,13 +1,14 @@
 // A pool worker: one read-only view of its own, answering one query at a time by name.
 import { parentPort, workerData } from "node:worker_threads";
-import { openJournalView, type JournalView } from "../journal";
+import { openJournalView, type Journal, type JournalView } from "../journal";
 import { toWire } from "./errors";
 import type { WorkerData, WorkerReply, WorkerRequest } from "./pool";
-import { runQuery, type QueryName } from "./queries";
+import { openSnapshotWriter, runQuery, type QueryName } from "./queries";
 
 const data = workerData as WorkerData;
 const port = parentPort!;
 let view: JournalView | null = null;
+let writer: Journal | null = null;
 
 function openView(): JournalView {
   view ??= openJournalView(data.journalPath, { busyTimeoutMs: data.busyTimeoutMs });
@@ -18,6 +19,8 @@ port.on("message", (msg: WorkerRequest) => {
   if (msg.type === "close") {
     view?.close();
     view = null;
+    writer?.close();
+    writer = null;
     port.close();
     return;
   }
@@ -27,6 +30,7 @@ port.on("message", (msg: WorkerRequest) => {
       journalPath: data.journalPath,
       busyTimeoutMs: data.busyTimeoutMs,
       now: () => msg.now,
+      writer: () => (writer ??= openSnapshotWriter(data.journalPath, data.busyTimeoutMs)),
     });
     reply = { id: msg.id, ok: true, value };
   } catch (err) {

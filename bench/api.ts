@@ -1,0 +1,236 @@
+// Query sidecar benchmark: 50 connections on object history and on events pages over a 1M-event
+// journal, alone and with one snapshot taken every second; req/s, p50, p99 and the sidecar's RSS.
+// Targets (issue 14): p99 < 50 ms for history and events, alone and with snapshots; RSS < 256 MiB.
+// Baseline measured in this run: the same questions asked in-process (no HTTP, no pool).
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeCursor } from "../src/api";
+import { openJournal, openJournalView } from "../src/journal";
+import { timeline } from "../src/materialize";
+import { BENCH_CLUSTER, buildJournal, T0 } from "./lib-materialize-data";
+
+interface Histogram {
+  p50: number;
+  p99: number;
+  average: number;
+}
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: Histogram;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+type Cannon = (opts: Record<string, unknown>) => Promise<CannonResult>;
+// autocannon ships no types; only the fields read here are declared.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require("autocannon") as Cannon;
+
+function flag(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = Number(args[i + 1]);
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
+  return v;
+}
+
+const OBJECTS = 10_000;
+const PER_NS = 1000;
+
+/** The bench journal: the materialize bench's when it exists (copied, so writes stay here), else built. */
+function journalPath(events: number, fresh: boolean): string {
+  const path = join(tmpdir(), `krply-bench-api-${events}.db`);
+  if (fresh) for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
+  if (existsSync(path)) return path;
+  const shared = join(tmpdir(), `krply-bench-materialize-${events}-${OBJECTS}.db`);
+  if (existsSync(shared)) {
+    console.log(`copying ${shared} ...`);
+    copyFileSync(shared, path);
+  } else {
+    console.log(`building ${events} events over ${OBJECTS} objects at ${path} ...`);
+    buildJournal(path, events, OBJECTS, PER_NS).journal.close();
+  }
+  // Writable once, so a journal made by an older krply is migrated before it is measured.
+  openJournal(path).close();
+  return path;
+}
+
+/** Resident memory of a process: all of it, and the part that is its own heap (not mapped files). */
+function rssMiB(pid: number): { total: number; anon: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { total: kb("VmRSS") / 1024, anon: kb("RssAnon") / 1024 };
+}
+
+async function startSidecar(path: string): Promise<{ url: string; child: ChildProcess }> {
+  // The bundle the container runs, built now so it is this checkout's code.
+  const root = join(__dirname, "..");
+  execFileSync("npm", ["run", "build:api"], { cwd: root, stdio: "ignore" });
+  const child = spawn(process.execPath, [join(root, "dist", "api", "main.js")], {
+    env: {
+      ...process.env,
+      KRPLY_JOURNAL: path,
+      KRPLY_API_AUTH: "none",
+      KRPLY_API_HOST: "127.0.0.1",
+      KRPLY_API_PORT: "0",
+      KRPLY_API_QUERY_TIMEOUT_MS: "60000",
+      KRPLY_API_MAX_QUEUE: "1000",
+      KRPLY_LOG_LEVEL: "info",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /"address":"([^"]+)"/.exec(out);
+      if (m) resolve(`http://${m[1]}`);
+    });
+    child.on("exit", code => reject(new Error(`sidecar exited (${code}): ${out}`)));
+  });
+  return { url, child };
+}
+
+const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** Runs a load; meanwhile samples RSS and, with snapshots on, POSTs one snapshot a second. */
+async function load(
+  label: string,
+  url: string,
+  pid: number,
+  paths: string[],
+  seconds: number,
+  snapshots: boolean,
+) {
+  const peak = rssMiB(pid);
+  const sampler = setInterval(() => {
+    const now = rssMiB(pid);
+    peak.total = Math.max(peak.total, now.total);
+    peak.anon = Math.max(peak.anon, now.anon);
+  }, 200);
+  const snaps: { ms: number; status: number }[] = [];
+  let stop = false;
+  const poster = (async () => {
+    while (snapshots && !stop) {
+      const t = Date.now();
+      const res = await fetch(`${url}/v1/snapshots`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "bench" }),
+      });
+      await res.arrayBuffer();
+      snaps.push({ ms: Date.now() - t, status: res.status });
+      await new Promise(r => setTimeout(r, Math.max(0, 1000 - (Date.now() - t))));
+    }
+  })();
+  const r = await autocannon({
+    url,
+    connections: 50,
+    duration: seconds,
+    requests: [{ method: "GET", setupRequest: (req: object) => ({ ...req, path: pick(paths) }) }],
+  });
+  stop = true;
+  await poster;
+  clearInterval(sampler);
+  const row = {
+    run: label,
+    reqPerSec: Math.round(r.requests.average),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    peakRssMiB: Math.round(peak.total),
+    peakAnonRssMiB: Math.round(peak.anon),
+    snapshots: snapshots ? snaps.length : undefined,
+    snapshotMedianMs: snapshots && snaps.length ? median(snaps.map(s => s.ms)) : undefined,
+    snapshotStatuses: snapshots ? [...new Set(snaps.map(s => s.status))].join(",") : undefined,
+  };
+  console.log(JSON.stringify(row));
+  return row;
+}
+
+/** Runs the benchmark; `--events N` (default 1M), `--seconds N` per run (10), `--fresh` rebuilds. */
+export async function main(args: string[]): Promise<void> {
+  const events = flag(args, "events", 1_000_000);
+  const seconds = flag(args, "seconds", 10);
+  const path = journalPath(events, args.includes("--fresh"));
+  const objects = Math.min(OBJECTS, events);
+  const names = Array.from({ length: 200 }, (_, k) => Math.floor((k * 7919) % objects));
+  const history = names.map(
+    i => `/v1/objects/deployment/app-${i}/history?namespace=ns-${Math.floor(i / PER_NS)}`,
+  );
+
+  // Events pages start at random places of the journal: cursors made here, as the server makes them.
+  const view = openJournalView(path);
+  const cursors: string[] = [];
+  for (let k = 0; k < 100; k++) {
+    const since = new Date(T0 + Math.floor(((k + 0.5) / 100) * events)).toISOString();
+    const c = view.events({ since, limit: 1, includeObjects: false }).nextCursor;
+    if (c) cursors.push(encodeCursor(c, {}));
+  }
+  const eventPaths = cursors.map(c => `/v1/events?limit=100&cursor=${c}`);
+
+  // The in-process baseline: the same questions without HTTP or the pool.
+  const direct = (fn: () => unknown) => {
+    const ms: number[] = [];
+    for (let k = 0; k < 20; k++) {
+      const t = process.hrtime.bigint();
+      fn();
+      ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    return median(ms);
+  };
+  let n = 0;
+  const baseHistory = direct(() => {
+    const i = names[n++ % names.length];
+    return timeline(view, BENCH_CLUSTER, {
+      kind: "Deployment",
+      namespace: `ns-${Math.floor(i / PER_NS)}`,
+      name: `app-${i}`,
+    });
+  });
+  const baseEvents = direct(() => {
+    const since = new Date(T0 + Math.floor(Math.random() * events)).toISOString();
+    return view.events({ since, limit: 100 });
+  });
+  view.close();
+  console.log(
+    `baseline in-process: timeline ${baseHistory.toFixed(1)} ms, events page of 100 ${baseEvents.toFixed(1)} ms (medians)`,
+  );
+
+  const { url, child } = await startSidecar(path);
+  try {
+    console.log(`sidecar ${url} (pid ${child.pid}), ${seconds} s per run, 50 connections`);
+    await load(
+      "warm-up",
+      url,
+      child.pid!,
+      [...history.slice(0, 20), ...eventPaths.slice(0, 20)],
+      2,
+      false,
+    );
+    const rows = [
+      await load("history", url, child.pid!, history, seconds, false),
+      await load("events", url, child.pid!, eventPaths, seconds, false),
+      await load("history + 1 snapshot/s", url, child.pid!, history, seconds, true),
+      await load("events + 1 snapshot/s", url, child.pid!, eventPaths, seconds, true),
+    ];
+    for (const r of rows) {
+      const base = r.run.startsWith("history") ? baseHistory : baseEvents;
+      console.log(
+        `${r.run}: ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (target < 50), ` +
+          `peak RSS ${r.peakRssMiB} MiB (target < 256; ${r.peakAnonRssMiB} MiB heap, the rest the mapped journal), p50 is ${(r.p50Ms / base).toFixed(1)}x the in-process median`,
+      );
+    }
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise(r => child.once("exit", r));
+  }
+}
