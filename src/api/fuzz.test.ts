@@ -133,7 +133,7 @@ it.each(ROUTES.map(r => [`${r.method} ${r.path}`, r] as const))(
           encode ? encodeURIComponent(segs[i++]) : segs[i++].replace(/[/?#]/g, ""),
         );
         const qs = new URLSearchParams(q as Record<string, string>).toString();
-        // POSTs never store a snapshot here: generated bodies say record: false, or dryRun is forced.
+        // A POST of a snapshot never stores one here: dryRun is forced.
         const init: RequestInit =
           route.method === "POST"
             ? {
@@ -142,7 +142,7 @@ it.each(ROUTES.map(r => [`${r.method} ${r.path}`, r] as const))(
                 body: JSON.stringify(b),
               }
             : {};
-        const url = `${path}?${qs}${route.method === "POST" ? "&dryRun=true" : ""}`;
+        const url = `${path}?${qs}${route.path === "/v1/snapshots" && route.method === "POST" ? "&dryRun=true" : ""}`;
         const r = await call(server, url, init);
         if (r.status >= 500)
           throw new Error(`${route.method} ${url} -> ${r.status} ${r.text.slice(0, 300)}`);

@@ -6,7 +6,7 @@ import { call, startApiServer, testServerOptions } from "../../test/support/api-
 import { tempJournalPath } from "../../test/support/journal-fixtures";
 
 // Starting workers and a child process takes seconds on a shared machine.
-jest.setTimeout(60_000);
+jest.setTimeout(180_000);
 
 // A journal big enough that materializing every object takes far longer than the limits below.
 let tmp: ReturnType<typeof tempJournalPath>;

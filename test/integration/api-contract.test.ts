@@ -349,3 +349,14 @@ it("takes a snapshot, lists it, and rebuilds its objects", async () => {
     "web-config",
   ]);
 });
+
+it("audit: an empty EventList is accepted, and who groups the recorded changes by actor", async () => {
+  const list = { apiVersion: "audit.k8s.io/v1", kind: "EventList", items: [] };
+  const a = await contract("POST", "/v1/audit/events", "/v1/audit/events", {
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(list),
+  });
+  expect(a.json).toMatchObject({ accepted: 0, malformed: 0 });
+  const w = await contract("GET", "/v1/who", `/v1/who?namespace=${ns}&since=${times.beforeGap}`);
+  expect(Array.isArray(w.json.data)).toBe(true);
+});
