@@ -1,0 +1,535 @@
+// Scale benchmark against the real kube-apiserver harness: OBJECTS objects (ConfigMaps and custom
+// resources) over NAMESPACES namespaces, listed and watched by a `krply record` process through
+// cluster-wide streams, while writers patch them as fast as the server accepts. The server's own
+// write ceiling is measured first, in the same run, with nobody watching; the ratio compares the
+// write rate reached while recording with it. Then the same workload runs for MINUTES minutes and
+// the recorder's RSS is printed every minute with its slope.
+//
+// Flags: --objects N (150000), --namespaces N (500), --cr-share F (0.2), --writers N (8),
+//        --ceiling-s N (20), --measure-s N (60), --minutes N (30), --startup-records N (1000000),
+//        --data DIR (harness data dir; reused, so objects are created once per size)
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { eventRecord, streamIdOf, type JournalRecord } from "../src/event";
+import { openJournal, openJournalView } from "../src/journal";
+import { KubeClient, loadKubeConfig } from "../src/kube/client";
+import { ApiError } from "../src/kube/errors";
+import { startApiServer } from "../test/apiserver";
+import { tempJournalPath } from "../test/support/journal-fixtures";
+import { rng } from "./lib-kube-workload";
+
+function flag(args: string[], name: string, def: number): number {
+  const i = args.indexOf(`--${name}`);
+  if (i < 0) return def;
+  const v = Number(args[i + 1]);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} needs a positive number`);
+  return v;
+}
+function strFlag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(`--${name}`);
+  return i < 0 ? undefined : args[i + 1];
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
+
+function mem(pid: number): { rss: number; hwm: number } {
+  const s = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0);
+  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+}
+
+/** Least-squares slope of y over x. */
+function slope(xs: number[], ys: number[]): number {
+  const n = xs.length;
+  if (n < 2) return 0;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    num += (xs[i] - mx) * (ys[i] - my);
+    den += (xs[i] - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+const GROUP = "scale.krply.dev";
+const CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: `widgets.${GROUP}` },
+  spec: {
+    group: GROUP,
+    scope: "Namespaced",
+    names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+        },
+      },
+    ],
+  },
+};
+
+interface Target {
+  path: string;
+  /** Stream the object belongs to: 0 ConfigMaps, 1 Widgets. */
+  kind: 0 | 1;
+}
+
+/** A ConfigMap of about 1 KiB, like an application's settings. */
+function configMapBody(name: string, r: () => number): object {
+  const data: Record<string, string> = {};
+  for (let i = 0; i < 6; i++) {
+    data[`setting-${i}.properties`] =
+      `# generated\nkey.${i}=${Math.floor(r() * 1e9).toString(36)}\n`.repeat(4);
+  }
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, labels: { app: name.replace(/-\d+$/, ""), tier: "bench" } },
+    data,
+  };
+}
+
+function widgetBody(name: string, r: () => number): object {
+  return {
+    apiVersion: `${GROUP}/v1`,
+    kind: "Widget",
+    metadata: { name, labels: { app: "widgets" } },
+    spec: {
+      replicas: 1 + Math.floor(r() * 5),
+      image: `registry.example.com/widget:${Math.floor(r() * 100)}`,
+      ports: [{ name: "http", port: 8080 }],
+      env: Array.from({ length: 6 }, (_, i) => ({ name: `VAR_${i}`, value: `v${i}` })),
+    },
+  };
+}
+
+async function post(admin: KubeClient, path: string, body: object): Promise<void> {
+  try {
+    await admin.json(path, { method: "POST", body });
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 409)) throw err;
+  }
+}
+
+/** Creates what is missing of the namespaces, the CRD and the objects; returns every target. */
+async function ensureWorkload(
+  admin: KubeClient,
+  objects: number,
+  namespaces: number,
+  crShare: number,
+  prefix: string,
+): Promise<Target[]> {
+  const r = rng(42);
+  await post(admin, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD);
+  for (let i = 0; i < 200; i++) {
+    try {
+      await admin.json(`/apis/${GROUP}/v1/widgets?limit=1`);
+      break;
+    } catch {
+      await sleep(100);
+    }
+  }
+  const nsNames = Array.from({ length: namespaces }, (_, i) => `${prefix}-${i}`);
+  const targets: Target[] = [];
+  for (let i = 0; i < objects; i++) {
+    const ns = nsNames[i % namespaces];
+    const cr = r() < crShare;
+    targets.push(
+      cr
+        ? { path: `/apis/${GROUP}/v1/namespaces/${ns}/widgets/w-${i}`, kind: 1 }
+        : { path: `/api/v1/namespaces/${ns}/configmaps/cm-${i}`, kind: 0 },
+    );
+  }
+  const marker = await admin
+    .json<{ data?: Record<string, string> }>(`/api/v1/namespaces/${nsNames[0]}/configmaps/done`)
+    .catch(() => null);
+  if (marker?.data?.objects === String(objects)) return targets;
+  const t0 = Date.now();
+  let next = 0;
+  const nsWorker = async () => {
+    for (let i = next++; i < namespaces; i = next++)
+      await post(admin, "/api/v1/namespaces", {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: nsNames[i] },
+      });
+  };
+  await Promise.all(Array.from({ length: 16 }, nsWorker));
+  next = 0;
+  let done = 0;
+  const body = rng(7);
+  const worker = async () => {
+    for (let i = next++; i < objects; i = next++) {
+      const t = targets[i];
+      const name = t.path.slice(t.path.lastIndexOf("/") + 1);
+      const coll = t.path.slice(0, t.path.lastIndexOf("/"));
+      await post(admin, coll, t.kind === 0 ? configMapBody(name, body) : widgetBody(name, body));
+      if (++done % 10_000 === 0)
+        console.log(`  created ${done}/${objects} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  await post(admin, `/api/v1/namespaces/${nsNames[0]}/configmaps`, {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "done" },
+    data: { objects: String(objects) },
+  });
+  console.log(`  workload created in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  return targets;
+}
+
+interface Ack {
+  kind: 0 | 1;
+  rv: number;
+  at: number;
+}
+
+/** Writers that merge-patch random targets (seeded) as fast as the server answers, until stop(). */
+function startWriters(
+  admin: KubeClient,
+  targets: Target[],
+  writers: number,
+  seed: number,
+  onAck?: (a: Ack) => void,
+): { stop: () => Promise<{ writes: number; elapsedMs: number; failures: number }> } {
+  let stopped = false;
+  let writes = 0;
+  let failures = 0;
+  const t0 = Date.now();
+  const loop = async (w: number) => {
+    const r = rng(seed + w);
+    let n = 0;
+    while (!stopped) {
+      const t = targets[Math.floor(r() * targets.length)];
+      try {
+        const o = await admin.json<{ metadata: { resourceVersion: string } }>(t.path, {
+          method: "PATCH",
+          contentType: "application/merge-patch+json",
+          body:
+            t.kind === 0 ? { data: { rev: `${w}-${n++}` } } : { spec: { revision: `${w}-${n++}` } },
+        });
+        writes++;
+        onAck?.({ kind: t.kind, rv: Number(o.metadata.resourceVersion), at: Date.now() });
+      } catch {
+        failures++;
+        await sleep(50);
+      }
+    }
+  };
+  const all = Promise.all(Array.from({ length: writers }, (_, w) => loop(w)));
+  return {
+    stop: async () => {
+      stopped = true;
+      await all;
+      return { writes, elapsedMs: Date.now() - t0, failures };
+    },
+  };
+}
+
+/** Builds the shipped CLI bundle (running it through tsx would add the toolchain to the RSS). */
+async function cliRunner(dir: string): Promise<string> {
+  const bundle = join(dir, "krply.js");
+  await build({
+    entryPoints: [join(__dirname, "..", "src", "cli", "main.ts")],
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    outfile: bundle,
+    external: ["better-sqlite3"],
+    logLevel: "error",
+  });
+  const runner = join(dir, "run-krply.js");
+  writeFileSync(runner, `require(${JSON.stringify(bundle)}).runCli(process.argv);\n`);
+  return runner;
+}
+
+function record(runner: string, kubeconfig: string, store: string, extra: string[]): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    [runner, "record", "--kubeconfig", kubeconfig, ...extra, "--store", store],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: {
+        ...process.env,
+        KRPLY_LOG_LEVEL: "warn",
+        NODE_PATH: join(__dirname, "..", "node_modules"),
+      },
+    },
+  );
+  child.stderr!.on("data", (d: Buffer) => {
+    const s = String(d);
+    if (!s.startsWith("streams ") && !s.startsWith("recording ")) process.stderr.write(s);
+  });
+  return child;
+}
+
+/** The checkpoint RV of each stream (by resource) and whether every one has its baseline. */
+function journalState(store: string): { rv: [number, number]; live: number; streams: number } {
+  // A stream of another cluster (the start-up journal's old history) is not part of this run.
+  if (!existsSync(store)) return { rv: [0, 0], live: 0, streams: 0 };
+  const v = openJournalView(store);
+  try {
+    const rv: [number, number] = [0, 0];
+    let live = 0;
+    const streams = v.streams();
+    for (const s of streams) {
+      const k = s.key.resource === "configmaps" ? 0 : 1;
+      rv[k] = Math.max(rv[k], Number(s.lastResourceVersion ?? 0));
+      if (s.baselinePresent) live++;
+    }
+    return { rv, live, streams: streams.length };
+  } finally {
+    v.close();
+  }
+}
+
+/** Writes n small ConfigMap records into a fresh journal, as a long-running recorder would have. */
+function bigJournal(path: string, n: number): void {
+  const j = openJournal(path, { sync: "NORMAL" });
+  const stream = {
+    clusterId: "old",
+    group: "",
+    version: "v1",
+    resource: "configmaps",
+    namespace: "",
+    selector: "",
+  };
+  const sid = streamIdOf(stream);
+  for (let base = 0; base < n; base += 5000) {
+    const records: JournalRecord[] = [];
+    for (let i = base; i < Math.min(n, base + 5000); i++) {
+      records.push(
+        eventRecord({
+          stream,
+          watchType: "MODIFIED",
+          object: {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: {
+              name: `cm-${i % 20_000}`,
+              namespace: `ns-${i % 50}`,
+              uid: `u-${i % 20_000}`,
+              resourceVersion: String(i + 1),
+            },
+            data: { v: String(i), app: "settings" },
+          },
+          observedAt: new Date(Date.UTC(2026, 0, 1) + i * 10).toISOString(),
+        }),
+      );
+    }
+    const last = records[records.length - 1];
+    j.append({
+      records,
+      checkpoints: [
+        {
+          streamId: sid,
+          resourceVersion: last.resource!.resourceVersion,
+          observedAt: last.observedAt,
+        },
+      ],
+    });
+  }
+  j.close();
+}
+
+/** Runs the benchmark. */
+export async function main(args: string[]): Promise<void> {
+  const objects = flag(args, "objects", 150_000);
+  const namespaces = flag(args, "namespaces", 500);
+  const crShare = flag(args, "cr-share", 0.2);
+  const writers = flag(args, "writers", 8);
+  const ceilingS = flag(args, "ceiling-s", 20);
+  const measureS = flag(args, "measure-s", 60);
+  const minutes = flag(args, "minutes", 30);
+  const startupRecords = flag(args, "startup-records", 1_000_000);
+  const dataDir = strFlag(args, "data") ?? `/tmp/krply-scale-${objects}-${namespaces}`;
+  mkdirSync(dataDir, { recursive: true });
+  const server = await startApiServer({ dataDir, readyTimeoutMs: 300_000 });
+  const admin = await KubeClient.create(loadKubeConfig({ kubeconfig: server.kubeconfigs.admin }));
+  const tmp = tempJournalPath("krply-bench-scale-");
+  const rows: [string, string, string][] = [];
+  const row = (k: string, v: string, target = "") => {
+    rows.push([k, v, target]);
+    console.log(`${k.padEnd(40)} ${v.padStart(16)}   ${target}`);
+  };
+  let child: ChildProcess | null = null;
+  try {
+    const targets = await ensureWorkload(admin, objects, namespaces, crShare, "scale");
+    const runner = await cliRunner(tmp.dir);
+
+    // 1. Start-up on a journal of startupRecords records.
+    const big = tempJournalPath("krply-bench-scale-big-");
+    try {
+      const tb = Date.now();
+      bigJournal(big.path, startupRecords);
+      console.log(
+        `  wrote ${startupRecords} records in ${((Date.now() - tb) / 1000).toFixed(0)} s`,
+      );
+      const to = Date.now();
+      const opened = openJournal(big.path, { check: "tail" });
+      const openMs = Date.now() - to;
+      opened.close();
+      row(`journal open, ${startupRecords} records`, `${openMs} ms`, "tail check + dedup window");
+      const ts = Date.now();
+      const rc = record(runner, server.kubeconfigs.admin, big.path, [
+        "-r",
+        "configmaps",
+        "-n",
+        "scale-0",
+      ]);
+      for (;;) {
+        if (rc.exitCode !== null) throw new Error("krply record exited on the big journal");
+        if (journalState(big.path).live >= 1) break; // the new stream has its baseline
+        if (Date.now() - ts > 120_000) throw new Error("no stream live on the big journal");
+        await sleep(100);
+      }
+      row(
+        `start to first stream live, ${startupRecords}-record journal`,
+        `${((Date.now() - ts) / 1000).toFixed(1)} s`,
+        "target < 5 s",
+      );
+      rc.kill("SIGINT");
+      await new Promise(r => rc.once("exit", r));
+    } finally {
+      big.cleanup();
+    }
+    // 2. The harness's own ceiling: the same writers, nobody watching.
+    const free = startWriters(admin, targets, writers, 1);
+    await sleep(ceilingS * 1000);
+    const c = await free.stop();
+    const ceiling = c.writes / (c.elapsedMs / 1000);
+    row("harness write ceiling (no recorder)", `${ceiling.toFixed(0)}/s`, "(baseline)");
+
+    // 3. Start-up: list and watch everything through two cluster-wide streams.
+    const store = tmp.path;
+    const t0 = Date.now();
+    child = record(runner, server.kubeconfigs.admin, store, ["-r", `configmaps,widgets.${GROUP}`]);
+    const pid = child.pid!;
+    const samples: { t: number; rss: number }[] = [];
+    const sampler = setInterval(() => {
+      try {
+        samples.push({ t: Date.now(), rss: mem(pid).rss });
+      } catch {
+        // the child exited; the caller reports it
+      }
+    }, 1000);
+    let state = journalState(store);
+    while (state.streams < 2 || state.live < state.streams) {
+      if (child.exitCode !== null) throw new Error("krply record exited during start-up");
+      if (Date.now() - t0 > 1_800_000) throw new Error("streams not live after 30 minutes");
+      await sleep(500);
+      state = journalState(store);
+    }
+    const liveMs = Date.now() - t0;
+    row("start to every stream live", `${(liveMs / 1000).toFixed(1)} s`, `${objects} objects`);
+    const afterList = mem(pid);
+    row("recorder RSS after listing", `${afterList.rss.toFixed(0)} MiB`);
+
+    // 4. Writes at the ceiling while recording: rate ratio and lag (ack to durable checkpoint).
+    const pending: Ack[][] = [[], []];
+    const lags: number[] = [];
+    let measuring = true;
+    let lastAck = Date.now();
+    const poller = (async () => {
+      while (measuring || pending[0].length + pending[1].length > 0) {
+        const s = journalState(store);
+        const now = Date.now();
+        for (const k of [0, 1] as const) {
+          const q = pending[k];
+          let i = 0;
+          while (i < q.length && q[i].rv <= s.rv[k]) lags.push(now - q[i++].at);
+          if (i > 0) q.splice(0, i);
+        }
+        if (!measuring && now - lastAck > 60_000) break;
+        await sleep(100);
+      }
+    })();
+    const loaded = startWriters(admin, targets, writers, 1000, a => {
+      pending[a.kind].push(a);
+      lastAck = a.at;
+    });
+    await sleep(measureS * 1000);
+    const m = await loaded.stop();
+    measuring = false;
+    await poller;
+    // Acks of concurrent writers arrive slightly out of RV order; a late one waits one more poll.
+    const rate = m.writes / (m.elapsedMs / 1000);
+    lags.sort((a, b) => a - b);
+    row("write rate while recording", `${rate.toFixed(0)}/s`);
+    row("write rate / ceiling", (rate / ceiling).toFixed(3), "target >= 0.95");
+    row("lag p50 (ack -> durable)", `${pct(lags, 50).toFixed(0)} ms`, "poll every 100 ms");
+    row("lag p99 (ack -> durable)", `${pct(lags, 99).toFixed(0)} ms`, "target < 1000 ms");
+    row("writes without a durable copy", String(pending[0].length + pending[1].length), "target 0");
+
+    // 5. The soak: the same workload for `minutes`, RSS every minute.
+    const soak = startWriters(admin, targets, writers, 5000);
+    const perMinute: number[] = [];
+    for (let i = 1; i <= minutes; i++) {
+      await sleep(60_000);
+      if (child.exitCode !== null) throw new Error("krply record exited during the soak");
+      const r = mem(pid).rss;
+      perMinute.push(r);
+      console.log(`  minute ${String(i).padStart(2)}: RSS ${r.toFixed(1)} MiB`);
+    }
+    const s = await soak.stop();
+    const soakRate = s.writes / (s.elapsedMs / 1000);
+    clearInterval(sampler);
+    const all = samples.filter(x => x.t >= t0 + liveMs).map(x => x.rss);
+    all.sort((a, b) => a - b);
+    const hwm = mem(pid).hwm;
+    const events = m.writes + s.writes;
+    row(
+      "soak write rate",
+      `${soakRate.toFixed(0)}/s`,
+      `${(soakRate / ceiling).toFixed(3)} of ceiling`,
+    );
+    row("recorder RSS steady (median, live)", `${pct(all, 50).toFixed(0)} MiB`, "target < 512 MiB");
+    row("recorder RSS peak (VmHWM)", `${hwm.toFixed(0)} MiB`, "target < 512 MiB");
+    row(
+      "RSS slope over the soak",
+      `${slope(
+        perMinute.map((_, i) => i + 1),
+        perMinute,
+      ).toFixed(2)} MiB/min`,
+      "flat: |slope| < 0.5",
+    );
+    child.kill("SIGINT");
+    await new Promise(r => child!.once("exit", r));
+    child = null;
+    const j = openJournal(store);
+    const st = j.stats();
+    const bytes = j.sizeBytes();
+    j.close();
+    row("journal records", String(st.records));
+    row(
+      "journal bytes / record",
+      (bytes / st.records).toFixed(0),
+      `${(bytes / 2 ** 20).toFixed(0)} MiB`,
+    );
+    row("journal bytes / live event", (bytes / events).toFixed(0), "includes the baseline");
+    row(
+      "dedup filter (fixed)",
+      `${(st.dedup.bytes / 2 ** 20).toFixed(2)} MiB`,
+      `${st.dedup.ids} ids in the window`,
+    );
+  } finally {
+    child?.kill("SIGKILL");
+    await admin.close();
+    tmp.cleanup();
+    await server.dispose();
+  }
+}
