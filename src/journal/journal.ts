@@ -119,7 +119,7 @@ class SqliteJournal extends SqliteView implements Journal {
       positions,
       policy,
       codec,
-      ids: loadDedupWindow(db, options.dedupWindow),
+      ids: loadDedupWindow(db, this.maxSeq() + 1, options.dedupWindow),
       nextSeq: this.maxSeq() + 1,
       duplicates: 0,
     };
@@ -154,7 +154,7 @@ class SqliteJournal extends SqliteView implements Journal {
     w.positions.clear();
     this.store.forget();
     this.store.registry.reloadStreams();
-    w.ids = loadDedupWindow(this.db, w.ids.capacity);
+    w.ids = loadDedupWindow(this.db, w.nextSeq, w.ids.capacity);
   }
 
   /** Marks the file changed by this connection, so the view's caches are rebuilt on the next read. */

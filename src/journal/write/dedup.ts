@@ -183,47 +183,18 @@ export class DedupWindow {
 }
 
 /**
- * Builds the window from the newest records: a bounded scan from the end of the file, whatever its
- * length. Each stream's resume point is found among those records when its checkpoint is there, or
- * among the control rows (bookmarks, baselines); elsewhere it is unknown, and that stream's
- * records take the exact look-up until its next checkpoint.
+ * The window a writer starts with: empty, beginning at the next record, so opening reads no rows
+ * whatever the journal's length. Every stream already on disk resumes before it, so its records take
+ * the exact look-up until its first checkpoint in this session; that first batch holds exactly the
+ * records a resume can repeat.
  */
 export function loadDedupWindow(
   db: Database.Database,
+  nextSeq: number,
   capacity = DEDUP_WINDOW_DEFAULT,
 ): DedupWindow {
-  const rows = db
-    .prepare(
-      "SELECT seq, event_id, stream, rv, object IS NOT NULL AS obj FROM records ORDER BY seq DESC LIMIT ?",
-    )
-    .raw()
-    .all(capacity) as [number, Buffer | string, number, string | null, number][];
-  // Fewer rows than the capacity: the window covers the whole journal.
-  const start = rows.length < capacity ? 0 : rows[rows.length - 1][0];
-  const win = new DedupWindow(capacity, start);
-  const checkpoints = new Map<number, string | null>();
-  for (const s of db.prepare("SELECT id, last_rv FROM streams").all() as {
-    id: number;
-    last_rv: string | null;
-  }[])
-    checkpoints.set(s.id, s.last_rv);
-  const found = new Map<number, number>();
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const [seq, id, stream, rv, obj] = rows[i];
-    if (obj) win.add(id, seq);
-    if (rv !== null && checkpoints.get(stream) === rv) found.set(stream, seq);
-  }
-  const controlRv = db.prepare(
-    "SELECT min(seq) AS s FROM records WHERE object IS NULL AND stream=? AND rv=?",
-  );
-  for (const [stream, rv] of checkpoints) {
-    let seq = found.get(stream);
-    if (seq === undefined && rv !== null) {
-      seq = (controlRv.get(stream, rv) as { s: number | null }).s ?? undefined;
-    }
-    // No checkpoint at all: a resume relists, so copies could only be of records the window holds
-    // when the stream is younger than it; otherwise its records are checked exactly.
-    win.resumeAt(stream, seq ?? (start === 0 ? 0 : -1));
-  }
+  const win = new DedupWindow(capacity, nextSeq);
+  for (const [id] of db.prepare("SELECT id FROM streams").raw().all() as [number][])
+    win.resumeAt(id, -1);
   return win;
 }
