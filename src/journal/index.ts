@@ -10,3 +10,5 @@ export {
   type StoredRun,
 } from "./plans/replay-store";
 export { isRecordFault } from "./errors";
+// Benchmarks give their raw SQLite baseline the same page size and cache as the journal.
+export { CONNECTION_DEFAULTS } from "./store/connection";
