@@ -136,8 +136,14 @@ describe("journal failure behaviour", () => {
             buf += String(d);
             const lines = buf.split("\n");
             buf = lines.pop()!;
-            for (const l of lines) if (l.startsWith("ack ")) acked.add(Number(l.slice(4)));
-            if (!armed) {
+            let ack = false;
+            for (const l of lines)
+              if (l.startsWith("ack ")) {
+                acked.add(Number(l.slice(4)));
+                ack = true;
+              }
+            // Armed by the first acknowledgement, not by any output (a log line comes earlier).
+            if (ack && !armed) {
               armed = true;
               setTimeout(() => child.kill("SIGKILL"), Math.floor(Math.random() * 400));
             }
