@@ -1,11 +1,13 @@
 // A pool worker: one read-only view of its own, answering one query at a time by name.
 import { parentPort, workerData } from "node:worker_threads";
 import { openJournalView, type Journal, type JournalView } from "../journal";
+import { logger } from "../log/logger";
 import { toWire } from "./errors";
 import type { WorkerData, WorkerReply, WorkerRequest } from "./pool";
 import { openSnapshotWriter, runQuery, type QueryName } from "./queries";
 
 const data = workerData as WorkerData;
+const log = logger("api-worker");
 const port = parentPort!;
 let view: JournalView | null = null;
 let writer: Journal | null = null;
@@ -35,6 +37,8 @@ port.on("message", (msg: WorkerRequest) => {
     reply = { id: msg.id, ok: true, value };
   } catch (err) {
     reply = { id: msg.id, ok: false, error: toWire(err) };
+    // Only the caller-safe message crosses to the main thread, so the cause is logged here.
+    if (reply.error.code === "internal") log.error({ err, query: msg.name }, "query failed");
   }
   port.postMessage(reply);
 });
