@@ -1,6 +1,7 @@
 // The query sidecar: an HTTP server over a read-only journal view and a worker pool.
 export { startApiServer, type ApiServer, type ApiServerOptions } from "./server";
 export { ROUTES } from "./routes";
+export { replayRoutes, type ReplayDeps } from "./routes/replay";
 export { route, READ, type Route, type RouteDef, type RouteContext, type Reply } from "./route";
 export {
   noAuth,
@@ -18,3 +19,4 @@ export { API_METRIC_NAMES } from "./metrics";
 export { openApiDocument } from "./openapi";
 export { DEFAULT_OFFLOAD, serverOptionsOf } from "./options";
 export { encodeCursor, decodeCursor, type EventFilters } from "./queries";
+export { clusterReviewApi, kubernetesAuthorizer } from "./auth";

@@ -15,6 +15,13 @@ import {
   type Plan,
 } from "../../src/replay";
 import { runCli } from "../../src/cli/main";
+import {
+  clusterReviewApi,
+  kubernetesAuthorizer,
+  replayRoutes,
+  startApiServer,
+} from "../../src/api";
+import { testServerOptions } from "../support/api-fixtures";
 import { Recorder } from "../../src/watch/recorder";
 import { sharedApiServer, type SharedApiServer } from "../apiserver/shared";
 import { tempJournalPath } from "../support/journal-fixtures";
@@ -434,4 +441,64 @@ it("krply replay show prints the table, and -o yaml the exact manifests; dry-run
   const dry = await krply("replay", "dry-run", plan.id, "--kubeconfig", api.kubeconfigs.admin);
   expect(dry.code).toBe(0);
   expect(dry.out).toContain("DRY-RUN-OK");
+});
+
+it("serves the replay routes, each authorized by a SubjectAccessReview on replayplans", async () => {
+  const reviews = await clusterReviewApi({ kubeconfig: api.kubeconfigs.admin });
+  const server = await startApiServer(
+    testServerOptions(tmp.path, {
+      authorizer: kubernetesAuthorizer({ api: reviews.api }),
+      routes: replayRoutes({ journalPath: () => tmp.path, target: () => Promise.resolve(admin) }),
+    }),
+  );
+  const dst = `rapi-${hex}`;
+  const call = async (user: "admin" | "nobody", method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${api.tokens[user]}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return {
+      status: res.status,
+      body: (await res.json()) as {
+        data: Obj & { id: string; ok: boolean };
+        error?: { message: string };
+      },
+    };
+  };
+  try {
+    const request = {
+      at: T,
+      namespaces: [src],
+      namespaceMap: { [src]: dst },
+      intoSourceCluster: true,
+    };
+    expect((await call("nobody", "POST", "/v1/replay-plans", request)).status).toBe(403);
+    expect((await call("nobody", "GET", "/v1/replay-plans")).status).toBe(403);
+    const made = await call("admin", "POST", "/v1/replay-plans", request);
+    expect(made.status).toBe(201);
+    const id = made.body.data.id;
+    expect((await call("nobody", "POST", `/v1/replay-plans/${id}/dry-run`, {})).status).toBe(403);
+    const dry = await call("admin", "POST", `/v1/replay-plans/${id}/dry-run`, {});
+    expect(dry.status).toBe(200);
+    expect(dry.body.data.ok).toBe(true);
+    const list = await call("admin", "GET", "/v1/replay-plans");
+    expect((list.body.data as unknown as { id: string }[]).map(p => p.id)).toContain(id);
+    expect(
+      (await call("nobody", "POST", "/v1/replay-runs", { plan: id, confirm: true })).status,
+    ).toBe(403);
+    const refused = await call("admin", "POST", "/v1/replay-runs", { plan: id, confirm: true });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error!.message).toMatch(/not approved/);
+    await approve(id);
+    const run = await call("admin", "POST", "/v1/replay-runs", { plan: id, confirm: true });
+    expect(run.status).toBe(201);
+    expect(run.body.data.ok).toBe(true);
+  } finally {
+    await server.close();
+    await reviews.close();
+  }
 });

@@ -6,6 +6,7 @@ import { auditRoutes } from "./audit";
 import { eventRoutes } from "./events";
 import { journalRoutes } from "./journal";
 import { objectRoutes } from "./objects";
+import { replayRoutes } from "./replay";
 import { snapshotRoutes } from "./snapshots";
 import { systemRoutes } from "./system";
 
@@ -17,4 +18,5 @@ export const ROUTES: readonly Route[] = [
   ...analysisRoutes,
   ...snapshotRoutes,
   ...auditRoutes,
+  ...replayRoutes(),
 ];
