@@ -29,6 +29,8 @@ export interface AppInfo {
   notReady(): string[];
   metricsText(): Promise<{ contentType: string; text: string }>;
   openapi(): unknown;
+  /** The journal file the server reads (routes that keep their own tables there open it too). */
+  journalPath: string;
 }
 
 export interface RouteContext<P, Q, B> {

@@ -162,6 +162,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const compiled = opts.routes.map(compile);
   let doc: unknown = null;
   const app: AppInfo = {
+    journalPath: opts.journalPath,
     notReady: () => {
       const why: string[] = [];
       if (closing) why.push("shutting down");

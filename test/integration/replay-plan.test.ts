@@ -448,7 +448,7 @@ it("serves the replay routes, each authorized by a SubjectAccessReview on replay
   const server = await startApiServer(
     testServerOptions(tmp.path, {
       authorizer: kubernetesAuthorizer({ api: reviews.api }),
-      routes: replayRoutes({ journalPath: () => tmp.path, target: () => Promise.resolve(admin) }),
+      routes: replayRoutes({ target: () => Promise.resolve(admin) }),
     }),
   );
   const dst = `rapi-${hex}`;

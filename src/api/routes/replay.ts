@@ -2,7 +2,6 @@
 // authorized by a SubjectAccessReview on krply.dev replayplans; approving stays a Kubernetes write
 // (spec.approved on the ReplayPlan), so kubectl and GitOps approve the same way.
 import { z } from "zod";
-import { loadConfig } from "../../config";
 import { openJournalView, openReplayStore, type ReplayStore } from "../../journal";
 import { clientFor, loadKubeConfig, type KubeClient } from "../../kube/client";
 import {
@@ -21,27 +20,39 @@ import { anyJson, isoTime, nameText, text } from "../schemas";
 
 /** Where the replay routes find the journal and the target cluster. */
 export interface ReplayDeps {
-  journalPath(): string;
   /** The cluster plans apply to: the sidecar's own cluster. */
   target(): Promise<KubeClient>;
 }
 
-/** In the sidecar: the journal of src/config.ts, and the in-cluster service account. */
+/** In the sidecar: the in-cluster service account (or the kubeconfig of the environment). */
 export const configuredReplayDeps: ReplayDeps = {
-  journalPath: () => loadConfig(process.env).journalPath,
   target: () => clientFor(loadKubeConfig()),
 };
+
+/** The target, or 503 when the sidecar has no way to reach its cluster. */
+async function targetOf(deps: ReplayDeps): Promise<KubeClient> {
+  try {
+    return await deps.target();
+  } catch (err) {
+    throw new ApiError("unavailable", "cannot reach the target cluster", [], { cause: err });
+  }
+}
+
+/** 404 unless the journal holds the plan; checked before the target is contacted. */
+function mustExist(store: ReplayStore, id: string): void {
+  if (!store.plan(id)) throw new ApiError("not_found", `no replay plan ${id} in the journal`);
+}
 
 const planId = z.strictObject({ id: text("id", 64).regex(/^[a-z0-9-]+$/, "is not a plan id") });
 const LIST = { resource: "replayplans", verb: "list" } as const;
 const GET = { resource: "replayplans", verb: "get" } as const;
 
 async function withStore<T>(
-  deps: ReplayDeps,
+  journalPath: string,
   readonly: boolean,
   body: (s: ReplayStore) => Promise<T> | T,
 ): Promise<T> {
-  const store = openReplayStore(deps.journalPath(), { readonly });
+  const store = openReplayStore(journalPath, { readonly });
   try {
     return await body(store);
   } finally {
@@ -77,8 +88,8 @@ export function replayRoutes(deps: ReplayDeps = configuredReplayDeps): Route[] {
       tag: "replay",
       action: LIST,
       response: z.object({ data: z.array(Summary) }),
-      handle: () =>
-        withStore(deps, true, store => ({
+      handle: ({ app }) =>
+        withStore(app.journalPath, true, store => ({
           json: {
             data: store.plans().map(p => ({
               id: p.id,
@@ -101,8 +112,8 @@ export function replayRoutes(deps: ReplayDeps = configuredReplayDeps): Route[] {
       response: z.object({
         data: z.object({ plan: anyJson, dryRun: anyJson, runs: z.array(anyJson) }),
       }),
-      handle: ({ params }) =>
-        withStore(deps, true, store => {
+      handle: ({ params, app }) =>
+        withStore(app.journalPath, true, store => {
           try {
             return {
               json: {
@@ -143,15 +154,15 @@ export function replayRoutes(deps: ReplayDeps = configuredReplayDeps): Route[] {
         intoSourceCluster: z.boolean().optional(),
       }),
       response: z.object({ data: anyJson, warnings: z.array(z.string()) }),
-      handle: async ({ body }) => {
+      handle: async ({ body, app }) => {
         if ((body.at === undefined) === (body.snapshot === undefined))
           throw new ApiError("invalid_input", "give either at or snapshot", [
             { in: "body", path: "at", message: "exactly one of at and snapshot is required" },
           ]);
         const inc = new Set(body.include ?? []);
-        const target = await deps.target();
-        return withStore(deps, false, async store => {
-          const view = openJournalView(deps.journalPath());
+        const target = await targetOf(deps);
+        return withStore(app.journalPath, false, async store => {
+          const view = openJournalView(app.journalPath);
           try {
             const { plan } = await createPlan(view, store, target, {
               sourceCluster: body.cluster,
@@ -193,9 +204,10 @@ export function replayRoutes(deps: ReplayDeps = configuredReplayDeps): Route[] {
       params: planId,
       body: z.strictObject({ concurrency: z.number().int().min(1).max(64).optional() }).optional(),
       response: z.object({ data: anyJson, warnings: z.array(z.string()) }),
-      handle: async ({ params, body }) => {
-        const target = await deps.target();
-        return withStore(deps, false, async store => {
+      handle: async ({ params, body, app }) =>
+        withStore(app.journalPath, false, async store => {
+          mustExist(store, params.id);
+          const target = await targetOf(deps);
           try {
             const { dryRun, statusProblems } = await dryRunStored(store, target, params.id, {
               concurrency: body?.concurrency,
@@ -204,8 +216,7 @@ export function replayRoutes(deps: ReplayDeps = configuredReplayDeps): Route[] {
           } catch (err) {
             return refusal(err);
           }
-        });
-      },
+        }),
     }),
     route({
       method: "POST",
@@ -218,9 +229,10 @@ export function replayRoutes(deps: ReplayDeps = configuredReplayDeps): Route[] {
       action: { resource: "replayplans", verb: "apply" },
       body: z.strictObject({ plan: planId.shape.id, confirm: z.boolean() }),
       response: z.object({ data: anyJson, warnings: z.array(z.string()) }),
-      handle: async ({ body }) => {
-        const target = await deps.target();
-        return withStore(deps, false, async store => {
+      handle: async ({ body, app }) =>
+        withStore(app.journalPath, false, async store => {
+          mustExist(store, body.plan);
+          const target = await targetOf(deps);
           try {
             const { run, statusProblems } = await applyStored(store, target, body.plan, {
               confirm: body.confirm,
@@ -229,8 +241,7 @@ export function replayRoutes(deps: ReplayDeps = configuredReplayDeps): Route[] {
           } catch (err) {
             return refusal(err);
           }
-        });
-      },
+        }),
     }),
   ];
 }
