@@ -1,4 +1,10 @@
-import { baselineRecords, eventRecord, gapRecord, type StreamKey } from "../../event";
+import {
+  auditCorrelationRecord,
+  baselineRecords,
+  eventRecord,
+  gapRecord,
+  type StreamKey,
+} from "../../event";
 import { openJournal } from "../../journal";
 import { at, configMap, tempJournalPath } from "../../../test/support/journal-fixtures";
 import { buildCli } from "../main";
@@ -113,5 +119,47 @@ describe("krply history commands over a local journal", () => {
   it("rejects bad input with a clear message", async () => {
     await expect(run(tmp.path, "timeline", "web")).rejects.toThrow(/<kind>\/<name>/);
     await expect(run(tmp.path, "diff", "--since", "yesterday")).rejects.toThrow(/not a time/);
+  });
+});
+
+describe("krply who", () => {
+  it("lists changes grouped by actor, the audit user where one was correlated", async () => {
+    const tmp = tempJournalPath("krply-cli-who-");
+    try {
+      const j = openJournal(tmp.path);
+      const created = eventRecord({
+        stream: cms,
+        watchType: "ADDED",
+        object: configMap("app", "shop", "u1", 5, { a: "1" }),
+        observedAt: at(5),
+      });
+      const changed = eventRecord({
+        stream: cms,
+        watchType: "MODIFIED",
+        object: configMap("app", "shop", "u1", 6, { a: "2" }),
+        observedAt: at(10),
+      });
+      j.append({ records: [created, changed], checkpoints: [], streams: [cms] });
+      const audit = {
+        auditId: "r1",
+        stage: "ResponseComplete",
+        code: 200,
+        user: "alice",
+        verb: "patch",
+      };
+      j.append({
+        records: [auditCorrelationRecord(changed.streamId, "c1", changed.resource!, audit, at(10))],
+        checkpoints: [],
+      });
+      j.close();
+      const out = await run(tmp.path, "who", "-n", "shop", "--since", at(0), "--until", at(30));
+      expect(out).toMatch(/^ACTOR +SOURCE +OBSERVED/);
+      expect(out).toMatch(/alice +audit +\S+ +MODIFIED +ConfigMap\/app +shop +6/);
+      expect(out).toMatch(/\(unknown\) +unknown +\S+ +ADDED +ConfigMap\/app +shop +5/);
+      const tl = await run(tmp.path, "timeline", "cm/app", "-n", "shop");
+      expect(tl).toMatch(/6 +MODIFIED +\S+ +alice +audit/);
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
