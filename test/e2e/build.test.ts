@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { describeChart } from "./chart-checks";
 
 const root = join(__dirname, "..", "..");
 const dist = join(root, "dist");
@@ -9,8 +10,9 @@ const dist = join(root, "dist");
 describe("npm run build", () => {
   beforeAll(() => {
     // Offline by construction: pepr build only bundles with esbuild and renders templates.
-    execFileSync("npm", ["run", "build"], { cwd: root, stdio: "pipe", timeout: 240_000 });
-  }, 300_000);
+    // pepr build type-checks the whole repository; on a loaded 2-core machine that alone takes minutes.
+    execFileSync("npm", ["run", "build"], { cwd: root, stdio: "pipe", timeout: 840_000 });
+  }, 900_000);
 
   it("produces the module bundle", () => {
     const bundle = join(dist, "pepr-krply.js");
@@ -55,4 +57,6 @@ describe("npm run build", () => {
     expect(vwc?.webhooks?.[0].failurePolicy).toBe("Fail");
     expect(vwc?.webhooks?.[0].rules.length).toBeGreaterThan(0);
   });
+
+  describeChart(dist);
 });
