@@ -360,3 +360,32 @@ it("audit: an empty EventList is accepted, and who groups the recorded changes b
   const w = await contract("GET", "/v1/who", `/v1/who?namespace=${ns}&since=${times.beforeGap}`);
   expect(Array.isArray(w.json.data)).toBe(true);
 });
+
+it("replay routes: list, read, plan, dry-run and run answer in their shapes (the full flow is in replay-plan.test.ts)", async () => {
+  const json = { "content-type": "application/json" };
+  const list = await contract("GET", "/v1/replay-plans", "/v1/replay-plans");
+  expect(list.json.data).toEqual([]);
+  await contract("GET", "/v1/replay-plans/{id}", "/v1/replay-plans/rp-none", {}, 404);
+  // Planning needs the source namespaces; a body without them is refused before anything runs.
+  await contract(
+    "POST",
+    "/v1/replay-plans",
+    "/v1/replay-plans",
+    { headers: json, body: JSON.stringify({ at: times.afterGap }) },
+    400,
+  );
+  await contract(
+    "POST",
+    "/v1/replay-plans/{id}/dry-run",
+    "/v1/replay-plans/rp-none/dry-run",
+    { headers: json, body: "{}" },
+    404,
+  );
+  await contract(
+    "POST",
+    "/v1/replay-runs",
+    "/v1/replay-runs",
+    { headers: json, body: JSON.stringify({ plan: "rp-none", confirm: true }) },
+    404,
+  );
+});
