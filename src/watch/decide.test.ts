@@ -1,5 +1,13 @@
 import { ApiError, NetworkError } from "../kube/errors";
-import { classify, decide, MalformedLineError, SinkError, StalledError } from "./decide";
+import {
+  attemptFor,
+  classify,
+  countFailure,
+  decide,
+  MalformedLineError,
+  SinkError,
+  StalledError,
+} from "./decide";
 
 const opts = { backoff: { minMs: 100, maxMs: 10_000 }, slowRetryMs: 30_000 };
 const fixed = (v: number) => () => v;
@@ -77,5 +85,20 @@ describe("decide", () => {
       });
       expect(decide(http(s, "x"), 20, opts, fixed(1))).toMatchObject({ delayMs: 30_000 });
     }
+  });
+
+  it("probes the first 403 after an outage quickly: denials count apart from network failures", () => {
+    let a = { failures: 0, denials: 0 };
+    const down = { kind: "network" as const, message: "ECONNREFUSED" };
+    for (let i = 0; i < 25; i++) a = countFailure(down, a);
+    const denial = http(403, "Forbidden");
+    expect(decide(denial, attemptFor(denial, a), opts, fixed(1))).toMatchObject({
+      do: "unavailable",
+      delayMs: 100,
+    });
+    a = countFailure(denial, a);
+    expect(attemptFor(denial, a)).toBe(1);
+    expect(attemptFor(down, a)).toBe(26);
+    expect(countFailure(down, a).denials).toBe(0);
   });
 });

@@ -23,6 +23,31 @@ export interface DecideOptions {
   slowRetryMs: number;
 }
 
+/** Consecutive failures of a stream, and how many of the newest were access denials (403/404). */
+export interface Attempts {
+  failures: number;
+  denials: number;
+}
+
+const denied = (f: Failure) => f.kind === "http" && (f.status === 403 || f.status === 404);
+
+/**
+ * The attempt number decide() backs off from. Denials count on their own: after an API-server
+ * restart the outage piles up network failures, and if the first 403 from the restarted server's
+ * empty RBAC cache inherited them it would wait the full slow retry instead of probing quickly.
+ */
+export function attemptFor(f: Failure, a: Attempts): number {
+  return denied(f) ? a.denials : a.failures;
+}
+
+/** The counts after failure f (a healthy watch in between resets them to zero). */
+export function countFailure(f: Failure, a: Attempts): Attempts {
+  return {
+    failures: f.kind === "closed" ? a.failures : a.failures + 1,
+    denials: denied(f) ? a.denials + 1 : 0,
+  };
+}
+
 /** A line the stream could not parse; the stream reconnects from its last durable RV. */
 export class MalformedLineError extends Error {
   constructor(

@@ -10,11 +10,14 @@ import type { JournalRecord, KubeObject } from "../event";
 import { ApiError, apiErrorFromStatus, NetworkError, toNetworkError } from "../kube/errors";
 import { randomTimeoutSeconds } from "./backoff";
 import {
+  attemptFor,
   classify,
+  countFailure,
   decide,
   MalformedLineError,
   SinkError,
   StalledError,
+  type Attempts,
   type Failure,
 } from "./decide";
 import { LineSplitter } from "./line-splitter";
@@ -155,7 +158,7 @@ export class StreamRunner implements SinkOwner {
   }
 
   private async run(): Promise<void> {
-    let attempt = 0;
+    let attempts: Attempts = { failures: 0, denials: 0 };
     while (!this.stopped) {
       this.healthy = false;
       let failure = await this.cycle();
@@ -165,18 +168,18 @@ export class StreamRunner implements SinkOwner {
         failure = classify(this.sinkFailure);
         this.sinkFailure = null;
       }
-      if (this.healthy) attempt = 0;
+      if (this.healthy) attempts = { failures: 0, denials: 0 };
       const action = decide(
         failure,
-        attempt,
+        attemptFor(failure, attempts),
         {
           backoff: { minMs: this.ctx.options.backoffMinMs, maxMs: this.ctx.options.backoffMaxMs },
           slowRetryMs: this.ctx.options.slowRetryMs,
         },
         this.ctx.random,
       );
+      attempts = countFailure(failure, attempts);
       if (failure.kind !== "closed") {
-        attempt++;
         this.lastError = `${failure.kind}: ${failure.message}`;
         this.ctx.log.warn({ stream: this.streamId, failure, action }, "stream interrupted");
       }
