@@ -346,6 +346,43 @@ function bigJournal(path: string, n: number): void {
   j.close();
 }
 
+/** Start-up on a journal of n records: open time, and `krply record` to its first live stream. */
+async function startupOnBigJournal(
+  runner: string,
+  kubeconfig: string,
+  startupRecords: number,
+  row: (k: string, v: string, target?: string) => void,
+): Promise<void> {
+  const big = tempJournalPath("krply-bench-scale-big-");
+  try {
+    const tb = Date.now();
+    bigJournal(big.path, startupRecords);
+    console.log(`  wrote ${startupRecords} records in ${((Date.now() - tb) / 1000).toFixed(0)} s`);
+    const to = Date.now();
+    const opened = openJournal(big.path, { check: "tail" });
+    const openMs = Date.now() - to;
+    opened.close();
+    row(`journal open, ${startupRecords} records`, `${openMs} ms`, "tail check + dedup window");
+    const ts = Date.now();
+    const rc = record(runner, kubeconfig, big.path, ["-r", "configmaps", "-n", "scale-0"]);
+    for (;;) {
+      if (rc.exitCode !== null) throw new Error("krply record exited on the big journal");
+      if (journalState(big.path).live >= 1) break; // the new stream has its baseline
+      if (Date.now() - ts > 120_000) throw new Error("no stream live on the big journal");
+      await sleep(100);
+    }
+    row(
+      `start to first stream live, ${startupRecords}-record journal`,
+      `${((Date.now() - ts) / 1000).toFixed(1)} s`,
+      "target < 5 s",
+    );
+    rc.kill("SIGINT");
+    await new Promise(r => rc.once("exit", r));
+  } finally {
+    big.cleanup();
+  }
+}
+
 /** Runs the benchmark. */
 export async function main(args: string[]): Promise<void> {
   const objects = flag(args, "objects", 150_000);
@@ -355,7 +392,8 @@ export async function main(args: string[]): Promise<void> {
   const ceilingS = flag(args, "ceiling-s", 20);
   const measureS = flag(args, "measure-s", 60);
   const minutes = flag(args, "minutes", 30);
-  const startupRecords = flag(args, "startup-records", 1_000_000);
+  const i0 = args.indexOf("--startup-records");
+  const startupRecords = i0 < 0 ? 1_000_000 : Number(args[i0 + 1]);
   const dataDir = strFlag(args, "data") ?? `/tmp/krply-scale-${objects}-${namespaces}`;
   mkdirSync(dataDir, { recursive: true });
   const server = await startApiServer({ dataDir, readyTimeoutMs: 300_000 });
@@ -371,42 +409,9 @@ export async function main(args: string[]): Promise<void> {
     const targets = await ensureWorkload(admin, objects, namespaces, crShare, "scale");
     const runner = await cliRunner(tmp.dir);
 
-    // 1. Start-up on a journal of startupRecords records.
-    const big = tempJournalPath("krply-bench-scale-big-");
-    try {
-      const tb = Date.now();
-      bigJournal(big.path, startupRecords);
-      console.log(
-        `  wrote ${startupRecords} records in ${((Date.now() - tb) / 1000).toFixed(0)} s`,
-      );
-      const to = Date.now();
-      const opened = openJournal(big.path, { check: "tail" });
-      const openMs = Date.now() - to;
-      opened.close();
-      row(`journal open, ${startupRecords} records`, `${openMs} ms`, "tail check + dedup window");
-      const ts = Date.now();
-      const rc = record(runner, server.kubeconfigs.admin, big.path, [
-        "-r",
-        "configmaps",
-        "-n",
-        "scale-0",
-      ]);
-      for (;;) {
-        if (rc.exitCode !== null) throw new Error("krply record exited on the big journal");
-        if (journalState(big.path).live >= 1) break; // the new stream has its baseline
-        if (Date.now() - ts > 120_000) throw new Error("no stream live on the big journal");
-        await sleep(100);
-      }
-      row(
-        `start to first stream live, ${startupRecords}-record journal`,
-        `${((Date.now() - ts) / 1000).toFixed(1)} s`,
-        "target < 5 s",
-      );
-      rc.kill("SIGINT");
-      await new Promise(r => rc.once("exit", r));
-    } finally {
-      big.cleanup();
-    }
+    // 1. Start-up on a journal of startupRecords records (--startup-records 0 skips it).
+    if (startupRecords >= 1000)
+      await startupOnBigJournal(runner, server.kubeconfigs.admin, startupRecords, row);
     // 2. The harness's own ceiling: the same writers, nobody watching.
     const free = startWriters(admin, targets, writers, 1);
     await sleep(ceilingS * 1000);
