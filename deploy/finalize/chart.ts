@@ -36,7 +36,6 @@ const chartSettings: KrplySettings = {
   image: helm(".Values.watcher.image"),
   journalSize: helm(".Values.krply.journal.size"),
   storageClassName: helm(".Values.krply.journal.storageClassName"),
-  apiPort: 8080,
   apiAuth: helm(".Values.krply.api.auth"),
   sidecarResources: helm("toJson .Values.krply.api.resources"),
 };

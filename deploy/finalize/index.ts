@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse, parseAllDocuments, stringify } from "yaml";
-import { finalizeChart } from "./chart";
+import { finalizeChart, KRPLY_VALUES } from "./chart";
 import { finalizeManifests } from "./manifests";
 import type { KrplySettings } from "./objects";
 import { rbacViolations, replayRules, type PolicyRule } from "./rbac";
@@ -55,14 +55,11 @@ export function finalizeBuild(dist = join(root, "dist")): void {
     name: uuid,
     namespace: base.namespace,
     image: imageOf(docs),
-    journalSize: "10Gi",
-    storageClassName: "",
-    apiPort: 8080,
-    apiAuth: "kubernetes",
-    sidecarResources: {
-      requests: { memory: "128Mi", cpu: "50m" },
-      limits: { memory: "256Mi", cpu: "500m" },
-    },
+    // The chart's default values, so both install paths start from the same settings.
+    journalSize: KRPLY_VALUES.journal.size,
+    storageClassName: KRPLY_VALUES.journal.storageClassName,
+    apiAuth: KRPLY_VALUES.api.auth,
+    sidecarResources: KRPLY_VALUES.api.resources,
   };
   const finalDocs = finalizeManifests(
     docs,

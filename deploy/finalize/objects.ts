@@ -10,7 +10,6 @@ export interface KrplySettings {
   image: string | number;
   journalSize: string;
   storageClassName: string;
-  apiPort: number | string;
   apiAuth: string;
   sidecarResources: Record<string, unknown> | string;
 }
