@@ -1,3 +1,6 @@
+// kubectl's short names are the recorder's own (src/kube/discovery.ts), so the chart reads a name as it does.
+import { ALIASES } from "../../src/kube/discovery";
+
 /** One RBAC policy rule, as a ClusterRole spells it. */
 export interface PolicyRule {
   apiGroups: string[];
@@ -47,29 +50,6 @@ const BUILTIN_GROUPS: Readonly<Record<string, string>> = {
   mutatingwebhookconfigurations: "admissionregistration.k8s.io",
 };
 
-/** kubectl short names the recorder's KRPLY_RESOURCES accepts. */
-const SHORT_NAMES: Readonly<Record<string, string>> = {
-  cm: "configmaps",
-  deploy: "deployments",
-  ds: "daemonsets",
-  sts: "statefulsets",
-  svc: "services",
-  ns: "namespaces",
-  po: "pods",
-  sa: "serviceaccounts",
-  pvc: "persistentvolumeclaims",
-  pv: "persistentvolumes",
-  rs: "replicasets",
-  cj: "cronjobs",
-  ing: "ingresses",
-  netpol: "networkpolicies",
-  hpa: "horizontalpodautoscalers",
-  pdb: "poddisruptionbudgets",
-  sc: "storageclasses",
-  crd: "customresourcedefinitions",
-  crds: "customresourcedefinitions",
-};
-
 const READ = ["get", "list", "watch"];
 
 /** A resource name the chart can grant, split into plural and group. */
@@ -81,7 +61,7 @@ export function grantOf(name: string): { plural: string; group: string } {
         "list each resource (for a custom resource, its plural and group: widgets.example.com)",
     );
   }
-  const expanded = SHORT_NAMES[raw] ?? raw;
+  const expanded = ALIASES[raw] ?? raw;
   const dot = expanded.indexOf(".");
   if (dot > 0) return { plural: expanded.slice(0, dot), group: expanded.slice(dot + 1) };
   const group = BUILTIN_GROUPS[expanded];
