@@ -1,5 +1,6 @@
 import { CommanderError, type Command } from "commander";
 import { registerBackup } from "./commands/backup";
+import { registerCompliance } from "./commands/compliance";
 import { registerCoverage, registerStatus } from "./commands/coverage";
 import { registerDiff } from "./commands/diff";
 import { registerExport } from "./commands/export";
@@ -33,6 +34,7 @@ const registrations: ((program: Command) => void)[] = [
   registerRecord,
   registerWho,
   registerReplay,
+  registerCompliance,
 ];
 
 /** Builds the complete krply CLI. */

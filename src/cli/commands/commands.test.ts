@@ -7,7 +7,7 @@ import {
 } from "../../event";
 import { openJournal } from "../../journal";
 import { at, configMap, tempJournalPath } from "../../../test/support/journal-fixtures";
-import { buildCli } from "../main";
+import { captureKrply } from "../../../test/support/cli-capture";
 
 const cms: StreamKey = {
   clusterId: "c1",
@@ -18,21 +18,7 @@ const cms: StreamKey = {
   selector: "",
 };
 
-async function run(store: string, ...args: string[]): Promise<string> {
-  const chunks: string[] = [];
-  const spy = jest.spyOn(process.stdout, "write").mockImplementation(chunk => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  try {
-    await buildCli()
-      .exitOverride()
-      .parseAsync(["node", "krply", "--store", store, ...args]);
-  } finally {
-    spy.mockRestore();
-  }
-  return chunks.join("");
-}
+const run = (store: string, ...args: string[]) => captureKrply("--store", store, ...args);
 
 describe("krply history commands over a local journal", () => {
   const tmp = tempJournalPath("krply-cli-");

@@ -6,23 +6,9 @@ import {
 } from "../../../test/support/damaged-journal";
 import { tempJournalPath } from "../../../test/support/journal-fixtures";
 import { openJournalView } from "../../journal";
-import { buildCli } from "../main";
+import { captureKrply } from "../../../test/support/cli-capture";
 
-async function run(store: string, ...args: string[]): Promise<string> {
-  const chunks: string[] = [];
-  const spy = jest.spyOn(process.stdout, "write").mockImplementation(chunk => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  try {
-    await buildCli()
-      .exitOverride()
-      .parseAsync(["node", "krply", "--store", store, ...args]);
-  } finally {
-    spy.mockRestore();
-  }
-  return chunks.join("");
-}
+const run = (store: string, ...args: string[]) => captureKrply("--store", store, ...args);
 
 describe("krply fsck --salvage", () => {
   const tmp = tempJournalPath("krply-cli-salvage-");
