@@ -52,6 +52,22 @@ export default tseslint.config(
       "no-empty": ["error", { allowEmptyCatch: false }],
     },
   },
+  // The web UI (web/src) runs in the browser: DOM globals, TSX with preact, its own tsconfig (web/).
+  {
+    files: ["web/src/**/*.ts", "web/src/**/*.tsx"],
+    languageOptions: {
+      globals: { ...globals.browser, ...globals.jest },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
+      "no-empty": ["error", { allowEmptyCatch: false }],
+    },
+  },
   { files: ["**/*.ts"], rules: boundaries(null) },
   // Inside a front folder its own files are fair game; the other folders' doors still apply.
   ...fronts.map(f => ({ files: [`src/${f}/**/*.ts`], rules: boundaries(f) })),

@@ -11,6 +11,7 @@ import { QueryPool } from "./pool";
 import { runQuery, type QueryName } from "./queries";
 import { openApiDocument } from "./openapi";
 import type { AppInfo, QueryRunner, Reply, Route } from "./route";
+import { DEFAULT_UI_DIR, uiFiles } from "./static-ui";
 
 export interface ApiServerOptions {
   journalPath: string;
@@ -32,6 +33,8 @@ export interface ApiServerOptions {
   offload: ReadonlySet<QueryName>;
   workerScript?: string;
   log?: Logger;
+  /** The built web UI (web/dist) served at / and /ui/; default the repo's web/dist, null turns it off. */
+  uiDir?: string | null;
 }
 
 export interface ApiServer {
@@ -176,6 +179,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     openapi: () => (doc ??= openApiDocument(opts.routes)),
   };
   const cors = new Set(opts.corsOrigins);
+  const ui = opts.uiDir === null ? null : uiFiles(opts.uiDir ?? DEFAULT_UI_DIR);
   let closing = false;
   let inFlight = 0;
 
@@ -266,9 +270,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     } catch {
       throw new ApiError("invalid_input", "malformed request target");
     }
+    const method = req.method ?? "GET";
+    if (ui && (await ui.serve(url.pathname, method, res))) return "/ui";
     const found = match(url.pathname);
     if (found.length === 0) throw new ApiError("not_found", `no route ${url.pathname}`);
-    const method = req.method ?? "GET";
     if (method === "OPTIONS" && allowed) {
       res.writeHead(204, {
         "access-control-allow-methods": [...new Set(found.map(f => f.c.route.method))].join(", "),

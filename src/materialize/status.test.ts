@@ -24,6 +24,26 @@ describe("stream reports and journal status", () => {
     expect(r.warnings).toEqual([]);
   });
 
+  it("lists each stream's recorder down windows (the UI's time strips mark them)", () => {
+    h.j.append({
+      records: [
+        coverageRecord({
+          stream: deploys,
+          state: "available",
+          reason: "recorder resumed from its checkpoint",
+          observedAt: at(48),
+          downSince: at(30),
+        }),
+      ],
+      checkpoints: [],
+    });
+    const r = streamReports(h.j);
+    expect(r.data.map(s => [s.streamId, s.downWindows])).toEqual([
+      [streamIdOf(deploys), [{ streamId: streamIdOf(deploys), from: at(30), to: at(48) }]],
+      [streamIdOf(cms), []],
+    ]);
+  });
+
   it("an open gap and an unavailable stream make coverage incomplete and say why", () => {
     h.loseWatch();
     h.j.append({

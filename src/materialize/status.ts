@@ -1,11 +1,21 @@
 import type { GapWindow, JournalView, StreamInfo } from "../journal";
-import { answer, coverageOf, gapInfo, type Answer, type GapInfo } from "./answer";
+import {
+  answer,
+  coverageOf,
+  downWindowInfo,
+  gapInfo,
+  type Answer,
+  type DownWindowInfo,
+  type GapInfo,
+} from "./answer";
 import { listSnapshots, type SnapshotSummary } from "./snapshot";
 import { describeGap, warn } from "./warnings";
 
-/** A stream with every gap it ever had. */
+/** A stream with every gap and every recorder down window it ever had. */
 export interface StreamReport extends StreamInfo {
   gaps: GapInfo[];
+  /** Closed downtimes of the recorder: changes in them were observed late, at the resume. */
+  downWindows: DownWindowInfo[];
 }
 
 /** The journal at a glance. */
@@ -40,7 +50,11 @@ export function streamReports(view: JournalView, cluster?: string): Answer<Strea
       if (s.state === "unavailable") warnings.push(warn.unavailable(s.streamId));
       if (s.state === "stopped") warnings.push(warn.stopped(s.streamId));
       partial ||= !s.baselinePresent || s.state === "unavailable" || s.state === "stopped";
-      return { ...s, gaps: windows.map(gapInfo) };
+      return {
+        ...s,
+        gaps: windows.map(gapInfo),
+        downWindows: view.downWindows(s.streamId).map(downWindowInfo),
+      };
     });
   const pruned = view.prunedBefore();
   if (pruned) warnings.push(warn.prunedByRetention(pruned));

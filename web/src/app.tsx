@@ -1,0 +1,116 @@
+// The shell: banner, navigation, the current view (from the URL hash) and the token prompt.
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { apiClient, TOKEN_KEY, type ApiFailure, type TokenStore } from "./api-client";
+import { hrefOf, parseHash, VIEW_TITLES, VIEWS, type RouteState } from "./route-state";
+import { SharedContext } from "./ui/context";
+import { TokenPrompt } from "./ui/token-prompt";
+import { CoverageView } from "./views/coverage";
+import { StreamsView } from "./views/streams";
+import { SearchView } from "./views/search";
+
+const sessionTokens: TokenStore = {
+  get: () => sessionStorage.getItem(TOKEN_KEY),
+  set: t => (t ? sessionStorage.setItem(TOKEN_KEY, t) : sessionStorage.removeItem(TOKEN_KEY)),
+};
+
+function useRoute(): RouteState {
+  const [route, setRoute] = useState(() => parseHash(location.hash));
+  useEffect(() => {
+    const on = () => setRoute(parseHash(location.hash));
+    addEventListener("hashchange", on);
+    return () => removeEventListener("hashchange", on);
+  }, []);
+  return route;
+}
+
+export function App() {
+  const route = useRoute();
+  const [generation, setGeneration] = useState(0);
+  const [denied, setDenied] = useState<ApiFailure | null>(null);
+  const onUnauthorized = useCallback((f: ApiFailure) => setDenied(f), []);
+  const api = useMemo(
+    () => apiClient((u, i) => fetch(u, i), sessionTokens, onUnauthorized),
+    [onUnauthorized],
+  );
+  useEffect(() => {
+    document.title = `${route.unknown ? "Not found" : VIEW_TITLES[route.view]} · krply`;
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [route.view, route.unknown]);
+  const shared = useMemo(() => ({ api, generation }), [api, generation]);
+  return (
+    <SharedContext.Provider value={shared}>
+      <a class="skip" href="#main" onClick={skipToMain}>
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">krply</span>
+        <nav aria-label="Views">
+          <ul>
+            {VIEWS.map(v => (
+              <li key={v}>
+                <a
+                  href={hrefOf(v)}
+                  aria-current={route.view === v && !route.unknown ? "page" : undefined}
+                >
+                  {VIEW_TITLES[v]}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        {sessionTokens.get() && (
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => {
+              sessionTokens.set(null);
+              setGeneration(g => g + 1);
+            }}
+          >
+            Forget token
+          </button>
+        )}
+      </header>
+      <main id="main" tabIndex={-1}>
+        {route.unknown ? (
+          <section data-testid="view-unknown">
+            <h1>No such view</h1>
+            <p>
+              “{route.unknown}” is not a view. Go to <a href={hrefOf("coverage")}>Coverage</a>.
+            </p>
+          </section>
+        ) : (
+          <View route={route} />
+        )}
+      </main>
+      {denied && (
+        <TokenPrompt
+          message={denied.message}
+          onToken={t => {
+            sessionTokens.set(t);
+            setDenied(null);
+            setGeneration(g => g + 1);
+          }}
+          onCancel={() => setDenied(null)}
+        />
+      )}
+    </SharedContext.Provider>
+  );
+}
+
+// The skip link must not change the hash: the hash is the app's state.
+function skipToMain(e: Event) {
+  e.preventDefault();
+  document.getElementById("main")?.focus();
+}
+
+function View({ route }: { route: RouteState }) {
+  switch (route.view) {
+    case "coverage":
+      return <CoverageView route={route} />;
+    case "streams":
+      return <StreamsView route={route} />;
+    case "search":
+      return <SearchView route={route} />;
+  }
+}
