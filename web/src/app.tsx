@@ -7,6 +7,8 @@ import { TokenPrompt } from "./ui/token-prompt";
 import { CoverageView } from "./views/coverage";
 import { StreamsView } from "./views/streams";
 import { SearchView } from "./views/search";
+import { TimelineView } from "./views/timeline";
+import { DiffView } from "./views/diff";
 
 const sessionTokens: TokenStore = {
   get: () => sessionStorage.getItem(TOKEN_KEY),
@@ -110,6 +112,10 @@ function View({ route }: { route: RouteState }) {
       return <CoverageView route={route} />;
     case "streams":
       return <StreamsView route={route} />;
+    case "timeline":
+      return <TimelineView route={route} />;
+    case "diff":
+      return <DiffView route={route} />;
     case "search":
       return <SearchView route={route} />;
   }

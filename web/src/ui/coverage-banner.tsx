@@ -5,8 +5,10 @@ import type { Answer } from "../api-client";
 
 export function CoverageBanner({
   answer,
+  label = "Coverage of this answer",
 }: {
   answer: Pick<Answer<unknown>, "coverage" | "warnings">;
+  label?: string;
 }) {
   const c = answer.coverage;
   const complete = c.complete;
@@ -15,7 +17,7 @@ export function CoverageBanner({
       class={`coverage-banner ${complete ? "complete" : "partial"}`}
       data-testid="coverage-banner"
       data-complete={String(complete)}
-      aria-label="Coverage of this answer"
+      aria-label={label}
     >
       <p class="coverage-headline">
         {complete ? (

@@ -1,0 +1,171 @@
+// The Object timeline: the object's versions (each with its RV and the time krply OBSERVED it, never
+// called the time of change), with gap, recorder down-window and pruned markers placed in order among
+// them, and paged so a history of 10,000 versions renders a page at a time.
+import type { Coverage } from "./api-client";
+
+export interface FieldChange {
+  path: string;
+  before?: unknown;
+  after?: unknown;
+  added?: boolean;
+  removed?: boolean;
+  managers?: { manager: string; operation: string; time: string | null; basis: string }[];
+}
+
+export type Actor =
+  | { source: "audit"; user: string; impersonatedUser?: string; verb: string }
+  | {
+      source: "managedFields";
+      manager: string;
+      operation: string;
+      time: string | null;
+      subresource?: string;
+    }
+  | { source: "unknown"; reason: string };
+
+/** An entry of GET /v1/objects/{kind}/{name}/history. */
+export interface HistoryEntry {
+  kind: "version" | "gap";
+  observedAt: string;
+  resourceVersion: string | null;
+  watchType: string | null;
+  recordType: string;
+  synthetic: boolean;
+  streamId: string;
+  changes: FieldChange[];
+  manager: string | null;
+  note: string | null;
+  actor?: Actor | null;
+}
+
+export type TimelineItem =
+  | { kind: "version"; entry: HistoryEntry; index: number; previousRv: string | null }
+  | { kind: "gap"; entry: HistoryEntry; from: string; to: string | null; reason: string }
+  | { kind: "down"; streamId: string; from: string; to: string }
+  | { kind: "pruned"; before: string };
+
+export const TIMELINE_PAGE = 200;
+
+/** Who is behind a change, as one line: the audit user, or the field manager, or why unknown. */
+export function actorText(a: Actor | null | undefined, manager: string | null): string {
+  if (!a) return manager ? `field manager ${manager}` : "unknown";
+  if (a.source === "audit")
+    return `user ${a.user}${a.impersonatedUser ? ` as ${a.impersonatedUser}` : ""} (audit, ${a.verb})`;
+  if (a.source === "managedFields")
+    return `field manager ${a.manager} (${a.operation}${a.subresource ? ` ${a.subresource}` : ""})`;
+  return `unknown: ${a.reason}`;
+}
+
+/** Field managers named for one field change, or null when none is recorded. */
+export function fieldManagers(c: FieldChange): string | null {
+  if (!c.managers || c.managers.length === 0) return null;
+  return c.managers
+    .map(m => `${m.manager} (${m.operation}${m.basis === "exact" ? "" : `, ${m.basis}`})`)
+    .join(", ");
+}
+
+// A gap entry's note reads "unknown until <to>: <reason>" (materialize's timeline).
+function gapWindow(e: HistoryEntry, coverage: Coverage): { to: string | null; reason: string } {
+  const g = coverage.gaps.find(
+    x =>
+      x.streamId === e.streamId &&
+      x.from <= e.observedAt &&
+      (x.to === null || x.to >= e.observedAt),
+  );
+  if (g) return { to: g.to, reason: g.reason };
+  const m = /^unknown until (\S+): (.*)$/.exec(e.note ?? "");
+  return m ? { to: m[1], reason: m[2] } : { to: null, reason: e.note ?? "gap" };
+}
+
+/**
+ * Versions and gaps in the order observed, with each down window placed at its start and the pruned
+ * horizon first. A marker sorts after versions observed at its start: a window starts at the last
+ * thing known (the last good RV, the last checkpoint), so what was seen at that instant precedes it.
+ */
+export function timelineItems(history: HistoryEntry[], coverage: Coverage): TimelineItem[] {
+  const items: { at: string; order: number; item: TimelineItem }[] = [];
+  let previousRv: string | null = null;
+  let index = 0;
+  for (const e of history) {
+    if (e.kind === "gap") {
+      const w = gapWindow(e, coverage);
+      items.push({
+        at: e.observedAt,
+        order: 1,
+        item: { kind: "gap", entry: e, from: e.observedAt, ...w },
+      });
+      continue;
+    }
+    items.push({
+      at: e.observedAt,
+      order: 0,
+      item: { kind: "version", entry: e, index: index++, previousRv },
+    });
+    previousRv = e.resourceVersion;
+  }
+  const streams = new Set(history.map(e => e.streamId));
+  for (const d of coverage.downWindows) {
+    if (streams.size > 0 && !streams.has(d.streamId)) continue;
+    items.push({
+      at: d.from,
+      order: 1,
+      item: { kind: "down", streamId: d.streamId, from: d.from, to: d.to },
+    });
+  }
+  // A stable sort keeps the server's order of versions observed at the same instant.
+  const sorted = items
+    .map((x, i) => ({ ...x, i }))
+    .sort((a, b) => cmp(Date.parse(a.at), Date.parse(b.at)) || a.order - b.order || a.i - b.i)
+    .map(x => x.item);
+  return coverage.prunedBefore
+    ? [{ kind: "pruned", before: coverage.prunedBefore }, ...sorted]
+    : sorted;
+}
+
+function cmp(a: number, b: number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export interface TimelinePage {
+  page: number;
+  pages: number;
+  items: TimelineItem[];
+  /** 1-based positions of the first and last item shown. */
+  first: number;
+  last: number;
+  total: number;
+  /** Pages holding a gap, down or pruned marker, so a reader can jump to each. */
+  markerPages: number[];
+}
+
+/** One page of the timeline; a page past the end shows the last one. */
+export function pageOfTimeline(
+  items: TimelineItem[],
+  page: number,
+  size = TIMELINE_PAGE,
+): TimelinePage {
+  const pages = Math.max(1, Math.ceil(items.length / size));
+  const p = Math.min(Math.max(1, page), pages);
+  const start = (p - 1) * size;
+  const slice = items.slice(start, start + size);
+  const markerPages = new Set<number>();
+  items.forEach((it, i) => {
+    if (it.kind !== "version") markerPages.add(Math.floor(i / size) + 1);
+  });
+  return {
+    page: p,
+    pages,
+    items: slice,
+    first: slice.length ? start + 1 : 0,
+    last: start + slice.length,
+    total: items.length,
+    markerPages: [...markerPages].sort((a, b) => a - b),
+  };
+}
+
+/** A value of a field change as one short line. */
+export function valueText(v: unknown): string {
+  if (v === undefined) return "(absent)";
+  const s = typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v);
+  return s.length > 120 ? `${s.slice(0, 117)}…` : s;
+}
