@@ -8,6 +8,7 @@ import {
   gateGroupsOf,
   loadConfig,
   logLevelOf,
+  sqliteBindingOf,
   type Env,
 } from "./config";
 import { DefaultResources } from "./kube/discovery";
@@ -166,6 +167,16 @@ describe("loadConfig", () => {
     const defaults = { KRPLY_JOURNAL: "krply.db" };
     expect(loadConfig({}, { defaults }).journalPath).toBe("krply.db");
     expect(loadConfig({ KRPLY_JOURNAL: "/x.db" }, { defaults }).journalPath).toBe("/x.db");
+  });
+
+  it("names the image's SQLite addon only when KRPLY_SQLITE_BINDING is set (unset: the package's own)", () => {
+    const path = "/app/lib/better_sqlite3.node";
+    expect(loadConfig({ KRPLY_SQLITE_BINDING: ` ${path} ` }).sqliteBinding).toBe(path);
+    expect(loadConfig({}).sqliteBinding).toBeUndefined();
+    expect(loadConfig({ KRPLY_SQLITE_BINDING: "" }).sqliteBinding).toBeUndefined();
+    // The CLI reads it alone, so an unrelated bad variable does not stop `krply --store`.
+    expect(sqliteBindingOf({ KRPLY_SQLITE_BINDING: path, KRPLY_API_PORT: "x" })).toBe(path);
+    expect(sqliteBindingOf({ KRPLY_SQLITE_BINDING: "  " })).toBeUndefined();
   });
 });
 

@@ -121,6 +121,15 @@ const fields = {
       "Path of the SQLite journal. In the cluster its directory is the journal's volume. The CLI's " +
         "`--store` defaults to this variable when it is set, and to `./krply.db` when it is not.",
     ),
+  KRPLY_SQLITE_BINDING: z
+    .string()
+    .trim()
+    .optional()
+    .describe(
+      "Path of better-sqlite3's native addon (`better_sqlite3.node`) every journal open loads. The " +
+        "krply image sets it to the addon it builds for its Node and libc (deploy/Dockerfile), since " +
+        "the bundled module cannot find the addon where npm puts it. Unset: the installed package's own.",
+    ),
   KRPLY_RESOURCES: commaList()
     .transform(list => (list.length > 0 ? list : [...DefaultResources]))
     .prefault(DefaultResources.join(","))
@@ -369,6 +378,8 @@ export const ConfigSchema = z
 /** What the recorder, the scheduled snapshot, the logger and the CLI run with. */
 export interface KrplyConfig {
   journalPath: string;
+  /** better-sqlite3's native addon to load; undefined: the installed package's own. */
+  sqliteBinding?: string;
   selection: Selection;
   engine: Pick<EngineOptions, "backoffMinMs" | "backoffMaxMs">;
   /** How often the checkpoint mirror may write. */
@@ -521,6 +532,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
   const s = parsed.data;
   return {
     journalPath: s.KRPLY_JOURNAL,
+    sqliteBinding: s.KRPLY_SQLITE_BINDING ? s.KRPLY_SQLITE_BINDING : undefined,
     selection: {
       resources: s.KRPLY_RESOURCES,
       namespaces: s.KRPLY_NAMESPACES ?? [],
@@ -577,6 +589,15 @@ export function logLevelOf(env: Env): LogLevel {
   if (value === undefined) return "info";
   const level = LogLevelSchema.safeParse(value.trim());
   return level.success ? level.data : "info";
+}
+
+/**
+ * The native addon path alone, for the CLI, which opens a journal given by --store without loading
+ * the rest of the configuration (a bad unrelated variable must not stop `krply --store x`).
+ */
+export function sqliteBindingOf(env: Env): string | undefined {
+  const value = env.KRPLY_SQLITE_BINDING;
+  return isSet(value) ? value.trim() : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Entry point of the query sidecar (dist/api/main.js). It never loads pepr.
 import { loadConfig } from "../config";
+import { useNativeBinding } from "../journal";
 import { logger } from "../log/logger";
 import { clusterReviewApi, kubernetesAuthorizer } from "./auth";
 import { noAuth, type Authorizer } from "./authorizer";
@@ -19,6 +20,7 @@ async function authorizerFor(
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  useNativeBinding(config.sqliteBinding);
   const auth = await authorizerFor(config.api.auth);
   const server = await startApiServer(
     serverOptionsOf(config.journalPath, config.api, auth.authorizer),

@@ -7,6 +7,8 @@ import { ApiError, fromWire, type WireError } from "./errors";
 export interface WorkerData {
   journalPath: string;
   busyTimeoutMs: number;
+  /** better-sqlite3's addon the parent loads (KRPLY_SQLITE_BINDING); undefined: the package's own. */
+  nativeBinding?: string;
 }
 
 export type WorkerRequest =

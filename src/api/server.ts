@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
-import { openJournalView, type JournalView } from "../journal";
+import { nativeBindingInUse, openJournalView, type JournalView } from "../journal";
 import { logger, type Logger } from "../log/logger";
 import { assertBindAllowed, type Authorizer, type Principal } from "./authorizer";
 import { ApiError, fieldErrors, invalidInput, toApiError, type FieldError } from "./errors";
@@ -127,7 +127,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     size: opts.workers,
     timeoutMs: opts.queryTimeoutMs,
     maxQueue: opts.maxQueue,
-    data: { journalPath: opts.journalPath, busyTimeoutMs: opts.busyTimeoutMs },
+    // A worker thread has module state of its own: it is told which addon this process loads.
+    data: {
+      journalPath: opts.journalPath,
+      busyTimeoutMs: opts.busyTimeoutMs,
+      nativeBinding: nativeBindingInUse(),
+    },
     log,
     observer: metrics.pool,
     script: opts.workerScript,

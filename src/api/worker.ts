@@ -1,12 +1,13 @@
 // A pool worker: one read-only view of its own, answering one query at a time by name.
 import { parentPort, workerData } from "node:worker_threads";
-import { openJournalView, type Journal, type JournalView } from "../journal";
+import { openJournalView, useNativeBinding, type Journal, type JournalView } from "../journal";
 import { logger } from "../log/logger";
 import { toWire } from "./errors";
 import type { WorkerData, WorkerReply, WorkerRequest } from "./pool";
 import { openSnapshotWriter, runQuery, type QueryName } from "./queries";
 
 const data = workerData as WorkerData;
+useNativeBinding(data.nativeBinding);
 const log = logger("api-worker");
 const port = parentPort!;
 let view: JournalView | null = null;

@@ -19,8 +19,11 @@ export interface GlobalOptions {
  * for commands that open a local journal.
  */
 export async function journalPath(opts: Pick<GlobalOptions, "store">): Promise<string> {
+  const { loadConfig, sqliteBindingOf } = await import("../config");
+  // Every local command resolves its journal here first, so the image's addon applies to all of them.
+  const { useNativeBinding } = await import("../journal");
+  useNativeBinding(sqliteBindingOf(process.env));
   if (opts.store !== undefined) return opts.store;
-  const { loadConfig } = await import("../config");
   return loadConfig(process.env, { defaults: { KRPLY_JOURNAL: "krply.db" } }).journalPath;
 }
 

@@ -12,3 +12,5 @@ export {
 export { isRecordFault } from "./errors";
 // Benchmarks give their raw SQLite baseline the same page size and cache as the journal.
 export { CONNECTION_DEFAULTS } from "./store/connection";
+// The native addon the image builds (KRPLY_SQLITE_BINDING), set once per process and worker thread.
+export { nativeBindingInUse, useNativeBinding } from "./store/connection";

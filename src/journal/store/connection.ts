@@ -26,6 +26,24 @@ export interface ConnectionOptions {
   sync?: "FULL" | "NORMAL";
 }
 
+/**
+ * The native addon every open in this process or worker thread loads unless the open names one.
+ * One addon serves a whole process (a bundled build cannot find the package's own, D3), so the
+ * entry points (recorder, sidecar and its workers, CLI) set it once from KRPLY_SQLITE_BINDING
+ * instead of threading it through every caller.
+ */
+let processBinding: string | undefined;
+
+/** Sets (or, with undefined, clears) the addon every later open loads by default. */
+export function useNativeBinding(path: string | undefined): void {
+  processBinding = path;
+}
+
+/** The addon opens load by default; undefined: the installed better-sqlite3's own. */
+export function nativeBindingInUse(): string | undefined {
+  return processBinding;
+}
+
 // better-sqlite3 reads SQLITE_USE_URI once, when its addon loads, which happens at the first open.
 process.env.SQLITE_USE_URI ??= "1";
 
@@ -56,7 +74,8 @@ export function connect(path: string, opts: ConnectionOptions): Database.Databas
   if (mustExist && !existsSync(path))
     throw new JournalError(`journal ${path} does not exist`, "NOT_FOUND");
   const dbOpts: Database.Options = { readonly: opts.readonly, fileMustExist: mustExist };
-  if (opts.nativeBinding) dbOpts.nativeBinding = opts.nativeBinding;
+  const binding = opts.nativeBinding ?? processBinding;
+  if (binding) dbOpts.nativeBinding = binding;
   // Without a -wal file nobody has the journal open; an immutable read then takes no locks and
   // creates no -wal/-shm, which is what lets a reader work in a read-only directory.
   const immutable = opts.readonly && opts.idleSnapshot === true && !existsSync(`${path}-wal`);
