@@ -243,6 +243,10 @@ describe("Runtime", () => {
     // What the recorder did shows up: the baseline of the one ConfigMap.
     expect(text).toMatch(/^krply_events_ingested_total\{[^}]*type="baseline"[^}]*\} [1-9]/m);
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+    // The same port answers the watcher's readiness probe from the recorder's health.
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ready", state: "running", reasons: [] });
     await runtime.stop();
     runtime = undefined;
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();

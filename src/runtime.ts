@@ -2,7 +2,7 @@ import { loadConfig, type Env, type KrplyConfig } from "./config";
 import type { KubeClient } from "./kube/client";
 import { logger, type Logger } from "./log/logger";
 import { serveMetrics, type MetricsServer } from "./metrics/serve";
-import { openJournalView } from "./journal";
+import { openJournalView, useNativeBinding } from "./journal";
 import {
   catchUpDue,
   newestScheduled,
@@ -104,6 +104,7 @@ export class Runtime {
       this.log.error({ err }, "krply does not record: its configuration is invalid");
       return (this.built = null);
     }
+    useNativeBinding(config.sqliteBinding);
     const recorder = new Recorder(recorderConfigOf(config), {
       client: this.options.client,
       mirror: value => {
@@ -159,8 +160,14 @@ export class Runtime {
   ): Promise<MetricsServer | null> {
     if (!at) return null;
     try {
-      const server = await serveMetrics(recorder.metrics.registry, at);
-      this.log.info({ host: at.host, port: server.port }, "krply metrics served at /metrics");
+      const server = await serveMetrics(recorder.metrics.registry, {
+        ...at,
+        readiness: () => recorder.health(),
+      });
+      this.log.info(
+        { host: at.host, port: server.port },
+        "krply metrics served at /metrics, readiness at /readyz, liveness at /livez",
+      );
       return server;
     } catch (err) {
       // Recording matters more than its metrics: a taken port is logged, not fatal.

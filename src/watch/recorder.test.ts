@@ -98,11 +98,18 @@ describe("Recorder start", () => {
     expect(["retrying", "starting"]).toContain(recorder.health().state);
     expect(recorder.health().ready).toBe(false);
     await started;
-    expect(recorder.health()).toMatchObject({ state: "running", ready: true, failedStarts: 2 });
+    expect(recorder.health()).toMatchObject({ state: "running", failedStarts: 2 });
     expect(recorder.health().lastError).toMatch(/503/);
     expect(await counterValue(recorder, "startFailures")).toBe(2);
     expect(await gaugeValue(recorder, "ready")).toBe(1);
     await until("the stream watching", () => recorder!.status()[0]?.phase === "watching");
+    // Ready once every stream holds its baseline and the journal took the appends.
+    expect(recorder.health()).toMatchObject({
+      ready: true,
+      reasons: [],
+      journal: { open: true, appendError: null },
+      streams: { total: 1, baselined: 1, waiting: [], unavailable: [] },
+    });
   });
 
   it("the CLI (journalRetryMs 0) still fails at once", async () => {
@@ -121,6 +128,9 @@ describe("Recorder start", () => {
     await recorder.start();
     expect(recorder.health()).toMatchObject({ state: "refused", ready: false });
     expect(recorder.health().lastError).toMatch(/damaged/);
+    expect(recorder.health().reasons).toEqual([
+      expect.stringMatching(/journal is refused.*damaged/),
+    ]);
     expect(await gaugeValue(recorder, "refused")).toBe(1);
     // Many retry periods later: one check, no retry loop, no request to the cluster, the file untouched.
     await new Promise(r => setTimeout(r, 300));

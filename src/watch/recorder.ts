@@ -17,6 +17,7 @@ import { backoffDelay } from "./backoff";
 import { CrdFollower } from "./crd-follower";
 import { lostStreams, parseMirror, startCheckpointMirror } from "./mirror";
 import { planStreams, resourceOfCrd, selects, specsFor, type Selection } from "./selection";
+import { notReadyReasons, streamReadiness, type StreamReadiness } from "./readiness";
 import { Supervisor } from "./supervisor";
 import type { EngineOptions, StreamSpec, StreamStatus } from "./types";
 
@@ -54,14 +55,23 @@ export interface RecorderConfig {
  */
 export type RecorderState = "starting" | "retrying" | "running" | "refused" | "stopped";
 
-/** What readiness reports: ready only while the recorder runs. */
+/**
+ * What readiness reports (GET /readyz on the metrics port): ready only while the recorder runs, its
+ * journal takes appends, and every selected stream holds a baseline (src/watch/readiness.ts).
+ */
 export interface RecorderHealth {
   state: RecorderState;
   ready: boolean;
+  /** Why it is not ready; empty when it is. */
+  reasons: string[];
   /** Failed start attempts since the process started. */
   failedStarts: number;
-  /** Why the last start failed, or why the journal was refused; null when it never failed. */
+  /** Failed attempts to open the journal since the process started. */
+  journalOpenFailures: number;
+  /** Why the last start or open failed, or why the journal was refused; null when none failed. */
   lastError: string | null;
+  journal: { open: boolean; appendError: string | null };
+  streams: StreamReadiness;
 }
 
 /** Thrown when the journal fails its check: a damaged file is never written to, and retrying cannot fix it. */
@@ -119,6 +129,7 @@ export class Recorder {
   private ready: Promise<void> | null = null;
   private state: RecorderState = "starting";
   private failedStarts = 0;
+  private journalOpenFailures = 0;
   private lastError: string | null = null;
   private wakeRetry: (() => void) | null = null;
   private fsckTimer: NodeJS.Timeout | null = null;
@@ -148,14 +159,18 @@ export class Recorder {
     return this.ready;
   }
 
-  /** The recorder's state for readiness probes: ready only while it runs. */
+  /** The recorder's state for readiness probes; see RecorderHealth. */
   health(): RecorderHealth {
-    return {
+    const input = {
       state: this.state,
-      ready: this.state === "running",
       failedStarts: this.failedStarts,
+      journalOpenFailures: this.journalOpenFailures,
       lastError: this.lastError,
+      journal: { open: this.journal !== null, appendError: this.supervisor?.appendError() ?? null },
+      streams: streamReadiness(this.status()),
     };
+    const reasons = notReadyReasons(input);
+    return { ...input, ready: reasons.length === 0, reasons };
   }
 
   private setState(state: RecorderState): void {
@@ -360,6 +375,9 @@ export class Recorder {
       } catch (err) {
         const code = err instanceof JournalError ? err.code : "IO";
         this.metrics.journalOpenFailures.inc({ code });
+        this.journalOpenFailures++;
+        // A JournalError's message already carries its cause's.
+        this.lastError = err instanceof Error ? err.message : String(err);
         if (code === "CORRUPT") {
           throw new JournalRefusedError(`the journal at ${this.config.journalPath} is damaged`, {
             cause: err,

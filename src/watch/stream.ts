@@ -127,6 +127,7 @@ export class StreamRunner implements SinkOwner {
       key: this.key,
       phase: this.phase,
       durableRv: this.durableRv,
+      baselined: !this.needList && this.durableRv !== null,
       coverage: this.coverage,
       lastEventAt: this.lastEventAt,
       lagMs: this.stats.lagMs,

@@ -48,6 +48,8 @@ export class Supervisor {
   private readonly ctx: EngineContext;
   private readonly sink: JournalSink;
   private readonly gauges: NodeJS.Timeout;
+  /** Why the newest append failed; null once a later one commits (readiness reports it). */
+  private failingAppend: string | null = null;
 
   constructor(private readonly o: SupervisorOptions) {
     this.metrics = o.metrics ?? new RecorderMetrics();
@@ -58,6 +60,7 @@ export class Supervisor {
       { capacity: options.queueCapacity, maxBatch: options.maxBatch },
       {
         onCommit: (items, at) => {
+          this.failingAppend = null;
           for (const it of items) {
             for (const r of it.records)
               metrics.events.inc({ stream: it.owner.streamId, type: r.type });
@@ -67,6 +70,7 @@ export class Supervisor {
         onError: err => {
           metrics.appendFailures.inc();
           const cause = err.cause;
+          this.failingAppend = err.message + (cause instanceof Error ? `: ${cause.message}` : "");
           if (cause instanceof JournalError && cause.code === "CORRUPT")
             o.onJournalDamaged?.(cause);
         },
@@ -122,6 +126,11 @@ export class Supervisor {
 
   has(streamId: string): boolean {
     return this.runners.has(streamId);
+  }
+
+  /** Why the newest journal append failed, or null when it committed (or none ran yet). */
+  appendError(): string | null {
+    return this.failingAppend;
   }
 
   /** Per-stream state, lag, last event, reconnects and gaps. */

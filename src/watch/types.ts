@@ -45,6 +45,11 @@ export interface StreamStatus {
   key: StreamKey;
   phase: StreamPhase;
   durableRv: string | null;
+  /**
+   * The stream holds a baseline it resumes from: a list committed in this process, or a checkpoint
+   * with no open gap. False while it (re)lists, so readiness waits for it (src/watch/readiness.ts).
+   */
+  baselined: boolean;
   coverage: "available" | "unavailable" | "stopped" | "unknown";
   lastEventAt: string | null;
   /** Read-to-commit time of the last committed batch. */
