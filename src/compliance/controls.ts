@@ -154,6 +154,12 @@ export const CONTROLS = registerControls({
     family: "SI",
     threat: THREATS.integrity,
   },
+  INT_ONE_RECORDER: {
+    id: "KR-INT-4",
+    title: "Two recorders never write one journal: a lease refuses the second one",
+    family: "SI",
+    threat: THREATS.integrity,
+  },
   POD_HARDENED: {
     id: "KR-POD-1",
     title:

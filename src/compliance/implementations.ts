@@ -330,6 +330,20 @@ export const IMPLEMENTATIONS: readonly ControlImplementation[] = [
       },
     ],
   }),
+  mapControl(C.INT_ONE_RECORDER, {
+    description: "the recorder's lease in the journal, and the Deployment's Recreate strategy",
+    code: [{ file: "src/journal/write/lease.ts", symbol: "RecorderLease" }],
+    tests: [
+      {
+        file: "test/integration/recorder-lease.test.ts",
+        name: "a second krply record on the same journal exits 5 naming the first; after the first stops, it records",
+      },
+      {
+        file: "src/journal/write/lease.test.ts",
+        name: "stops a stalled recorder's appends once another took the lease over",
+      },
+    ],
+  }),
   mapControl(C.POD_HARDENED, {
     description: "finalize sets the pod and container security contexts and the volume's fsGroup",
     code: [{ file: "deploy/finalize/objects.ts", symbol: "sidecarContainer" }],

@@ -6,6 +6,7 @@ import type { CodecOptions } from "./codec/codec";
 import { toJournalError } from "./errors";
 import { TAIL_ROWS } from "./maintain/fsck";
 import { salvageInto } from "./maintain/salvage";
+import { RecorderLease, type RecorderLeaseOptions } from "./write/lease";
 import { FULL_DISK_STEP, Retention } from "./maintain/retention";
 import { SqliteView } from "./read/view";
 import { LruCache, type CachedVersion, type KeyframePosition } from "./store/cache";
@@ -84,6 +85,7 @@ class SqliteJournal extends SqliteView implements Journal {
   private readonly w: WriterState;
   private readonly st: WriterStatements;
   private readonly retention: Retention | null = null;
+  private lease: RecorderLease | null = null;
 
   constructor(
     path: string,
@@ -190,6 +192,7 @@ class SqliteJournal extends SqliteView implements Journal {
     try {
       out = this.db
         .transaction(() => {
+          this.lease?.renewInTransaction();
           this.catchUpWithOtherWriters(w);
           return appendInTxn(w, this.st, batch);
         })
@@ -224,6 +227,19 @@ class SqliteJournal extends SqliteView implements Journal {
       }
     }
     return out.result;
+  }
+
+  /** Takes the recorder's lease (see write/lease.ts); throws LEASED while another recorder holds it. */
+  holdRecorderLease(options: RecorderLeaseOptions): void {
+    const lease = new RecorderLease(this.db, this.path, options);
+    lease.acquire();
+    this.lease = lease;
+  }
+
+  override close(): void {
+    this.lease?.release();
+    this.lease = null;
+    super.close();
   }
 
   setStreamState(streamId: string, state: StreamState): void {
@@ -324,6 +340,9 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     throw toJournalError(err, `open ${path}`);
   }
   try {
+    // Before the check: a second recorder is refused at once, not after reading the file.
+    const lease = options.recorderLease;
+    if (lease) journal.holdRecorderLease(lease === true ? {} : lease);
     check(journal, path, db, options.check);
   } catch (err) {
     journal.close();

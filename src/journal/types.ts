@@ -1,4 +1,5 @@
 import type { JournalRecord, RecordType, ResourceRef, StreamKey } from "../event";
+import type { RecorderLeaseOptions } from "./write/lease";
 
 /** How hard SQLite syncs; see docs/consistency.md for what each setting promises. */
 export type SyncMode = "FULL" | "NORMAL";
@@ -76,6 +77,11 @@ export interface JournalOptions {
   dedupWindow?: number;
   /** Native addon path for bundled builds (D3); defaults to the installed better-sqlite3. */
   nativeBinding?: string;
+  /**
+   * Take the recorder's lease (write/lease.ts): the open fails with LEASED while another live
+   * recorder holds it. Only recorders ask; snapshot writers and salvage do not.
+   */
+  recorderLease?: RecorderLeaseOptions | true;
 }
 
 /** A checkpoint advanced by a batch: committed in the same transaction as the batch's records. */
@@ -428,7 +434,8 @@ export class JournalError extends Error {
       | "READONLY"
       | "INVALID"
       | "NOT_FOUND"
-      | "CLOSED",
+      | "CLOSED"
+      | "LEASED",
     options?: { cause?: unknown },
   ) {
     super(message, options);

@@ -371,7 +371,12 @@ export class Recorder {
       try {
         // The schema and the newest records: start-up stays short however large the file grows.
         // The full check of every page and chain runs as `krply fsck` and as a scheduled job.
-        return openJournal(this.config.journalPath, { check: "tail", ...this.config.journal });
+        // The lease refuses a second recorder on the same file (LEASED), retried like any open failure.
+        return openJournal(this.config.journalPath, {
+          check: "tail",
+          recorderLease: true,
+          ...this.config.journal,
+        });
       } catch (err) {
         const code = err instanceof JournalError ? err.code : "IO";
         this.metrics.journalOpenFailures.inc({ code });
