@@ -40,7 +40,8 @@ kube-apiserver ready at ${server.url} in ${(server.startMillis / 1000).toFixed(1
   CA:         ${server.caFile}
   audit log:  ${server.auditLogPath}
   server log: ${join(server.dataDir, "apiserver.log")}
-  control:    ${server.controlUrl}  (POST /compact, GET /revision, POST /shutdown)
+  control:    ${server.controlUrl}  (POST /compact, GET /revision, POST /shutdown, GET /egress)
+  egress:     https://127.0.0.1:${server.info.egressProxyPort}  (webhooks and aggregated APIs; PUT /egress/routes maps a Service to a local port)
 
 Point kubectl at it (admin = system:masters):
   export KUBECONFIG=${k.admin}

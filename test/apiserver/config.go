@@ -39,6 +39,8 @@ type ports struct {
 	Etcd      int `json:"etcdPort"`
 	EtcdPeer  int `json:"etcdPeerPort"`
 	Control   int `json:"controlPort"`
+	// Egress is the CONNECT proxy that kube-apiserver's `cluster` egress goes through (egress.go).
+	Egress int `json:"egressProxyPort"`
 }
 
 func freePort() (int, error) {
@@ -74,7 +76,7 @@ func loadPorts(dataDir string) (ports, error) {
 		return p, err
 	}
 	taken := map[int]bool{}
-	for _, slot := range []*int{&p.APIServer, &p.Etcd, &p.EtcdPeer, &p.Control} {
+	for _, slot := range []*int{&p.APIServer, &p.Etcd, &p.EtcdPeer, &p.Control, &p.Egress} {
 		if !portFree(*slot) || taken[*slot] {
 			for {
 				n, err := freePort()
@@ -119,7 +121,7 @@ current-context: krply-%s
 }
 
 // apiserverArgs are the kube-apiserver flags; extra flags come last so callers can override any of them.
-func apiserverArgs(dataDir string, p ports, pk pkiPaths, tokenFile, auditPolicyPath, auditLog string, extra []string) []string {
+func apiserverArgs(dataDir string, p ports, pk pkiPaths, tokenFile, auditPolicyPath, auditLog, egressConfig string, extra []string) []string {
 	args := []string{
 		"--etcd-servers=http://127.0.0.1:" + strconv.Itoa(p.Etcd),
 		// The harness owns compaction (POST /compact), so an exact-RV LIST stays answerable until a test says so.
@@ -148,6 +150,9 @@ func apiserverArgs(dataDir string, p ports, pk pkiPaths, tokenFile, auditPolicyP
 		// ConfigMap watches go straight to etcd, so a watch from a compacted RV gets a deterministic 410.
 		"--watch-cache-sizes=configmaps#0",
 		"--profiling=false",
+		// Webhooks, CRD conversion and aggregated APIs that name a Service dial through the harness's proxy,
+		// which maps registered Services to local ports and refuses the rest, so no call leaves loopback.
+		"--egress-selector-config-file=" + egressConfig,
 	}
 	return append(args, extra...)
 }

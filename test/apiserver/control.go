@@ -106,8 +106,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 // serve starts the control endpoint; shutdown goes through SIGTERM because kube-apiserver's command owns the
 // signal context and that is the only clean way to stop it.
-func (c *control) serve(port int) (*http.Server, error) {
+func (c *control) serve(port int, extra func(*http.ServeMux)) (*http.Server, error) {
 	mux := http.NewServeMux()
+	extra(mux)
 	mux.HandleFunc("GET /revision", func(w http.ResponseWriter, r *http.Request) {
 		info, err := c.revision(r.Context())
 		if err != nil {

@@ -20,6 +20,7 @@ import {
   type CompactResult,
   type RevisionInfo,
 } from "./control-client";
+import { egressControl, type EgressControl } from "./egress-client";
 import { parseApiServerInfo, type ApiServerInfo } from "./types";
 
 export { ensureApiServerBinary } from "./build";
@@ -29,6 +30,14 @@ export {
   type CompactResult,
   type RevisionInfo,
 } from "./control-client";
+export {
+  egressControl,
+  type EgressControl,
+  type EgressEvent,
+  type EgressLog,
+  type EgressRoute,
+  type HarnessCertificate,
+} from "./egress-client";
 export { kubeRequest, watchLines, collectEvents, type KubeResponse, type WatchEvent } from "./rest";
 export { apiServerUsers, type ApiServerInfo, type ApiServerUser } from "./types";
 
@@ -60,6 +69,8 @@ export interface ApiServer {
   compact(options?: CompactOptions): Promise<CompactResult>;
   revision(): Promise<RevisionInfo>;
   grantReplayer(namespace: string): Promise<void>;
+  /** The egress proxy: register local ports for Services, read what the API server dialed. */
+  readonly egress: EgressControl;
   /** SIGTERM and wait for a clean exit (SIGKILL after 30 s); the data dir is kept for restart(). */
   stop(): Promise<void>;
   /** SIGKILL, as a crash would; the data dir is kept for restart(). */
@@ -200,6 +211,9 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
     compact: options => compactApiServer(current.info.controlUrl, options),
     revision: () => apiServerRevision(current.info.controlUrl),
     grantReplayer: namespace => grantReplayer(current.info, namespace),
+    get egress() {
+      return egressControl(current.info.controlUrl);
+    },
     stop: () => terminate(current, "SIGTERM", 30_000),
     kill: () => terminate(current, "SIGKILL", 30_000),
     async restart(restartOptions = {}) {

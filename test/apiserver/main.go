@@ -30,6 +30,7 @@ type readyInfo struct {
 	EtcdPeerPort  int               `json:"etcdPeerPort"`
 	ControlPort   int               `json:"controlPort"`
 	ControlURL    string            `json:"controlUrl"`
+	EgressPort    int               `json:"egressProxyPort"`
 	CAFile        string            `json:"caFile"`
 	Kubeconfigs   map[string]string `json:"kubeconfigs"`
 	Tokens        map[string]string `json:"tokens"`
@@ -79,6 +80,19 @@ func run() error {
 		return err
 	}
 	auditLog := filepath.Join(dataDir, "audit.log")
+	egressConfig := filepath.Join(dataDir, "egress-selector.yaml")
+	egressYAML := fmt.Sprintf(egressSelectorConfig, p.Egress, pk.caCert, pk.egressCert, pk.egressKey)
+	if err := writeFileAtomic(egressConfig, []byte(egressYAML), 0o644); err != nil {
+		return err
+	}
+	egress, err := newEgressProxy(p.Egress, filepath.Join(dataDir, "egress-routes.json"))
+	if err != nil {
+		return fmt.Errorf("egress proxy: %w", err)
+	}
+	// Listening before kube-apiserver starts means no webhook call can ever find the proxy missing.
+	if err := egress.listen(pk); err != nil {
+		return fmt.Errorf("egress proxy: %w", err)
+	}
 
 	etcdServer, etcdClient, err := startEtcd(dataDir, p)
 	if err != nil {
@@ -88,7 +102,7 @@ func run() error {
 	defer etcdClient.Close()
 
 	cmd := app.NewAPIServerCommand()
-	cmd.SetArgs(apiserverArgs(dataDir, p, pk, tokenFile, policyPath, auditLog, flag.Args()))
+	cmd.SetArgs(apiserverArgs(dataDir, p, pk, tokenFile, policyPath, auditLog, egressConfig, flag.Args()))
 	apiErr := make(chan error, 1)
 	go func() { apiErr <- cmd.Execute() }()
 
@@ -113,8 +127,9 @@ func run() error {
 		return fmt.Errorf("rbac: %w", err)
 	}
 
+	egress.setServices(cs)
 	ctl := &control{etcd: etcdClient, probe: cs.CoreV1().RESTClient().(*rest.RESTClient)}
-	srv, err := ctl.serve(p.Control)
+	srv, err := ctl.serve(p.Control, func(mux *http.ServeMux) { egress.registerEgress(mux, pk) })
 	if err != nil {
 		return fmt.Errorf("control endpoint: %w", err)
 	}
@@ -126,7 +141,7 @@ func run() error {
 	}
 	info := readyInfo{
 		Server: server, APIServerPort: p.APIServer, EtcdPort: p.Etcd, EtcdPeerPort: p.EtcdPeer,
-		ControlPort: p.Control, ControlURL: "http://127.0.0.1:" + strconv.Itoa(p.Control),
+		ControlPort: p.Control, ControlURL: "http://127.0.0.1:" + strconv.Itoa(p.Control), EgressPort: p.Egress,
 		CAFile: pk.caCert, Kubeconfigs: map[string]string{}, Tokens: tokens,
 		AuditLogPath: auditLog, DataDir: dataDir, PID: os.Getpid(),
 	}

@@ -28,7 +28,7 @@ var users = []struct{ name, groups string }{
 }
 
 type pkiPaths struct {
-	caCert, caKey, servingCert, servingKey, saKey string
+	caCert, caKey, servingCert, servingKey, saKey, egressCert, egressKey string
 }
 
 func newPKIPaths(dir string) pkiPaths {
@@ -38,6 +38,8 @@ func newPKIPaths(dir string) pkiPaths {
 		servingCert: filepath.Join(dir, "apiserver.crt"),
 		servingKey:  filepath.Join(dir, "apiserver.key"),
 		saKey:       filepath.Join(dir, "sa.key"),
+		egressCert:  filepath.Join(dir, "egress-client.crt"),
+		egressKey:   filepath.Join(dir, "egress-client.key"),
 	}
 }
 
@@ -124,11 +126,17 @@ func ensurePKI(p pkiPaths) error {
 		if err := writeFileAtomic(p.caCert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
 			return err
 		}
-		// A new CA invalidates any serving cert left from an earlier, interrupted start.
+		// A new CA invalidates any leaf left from an earlier, interrupted start.
 		_ = os.Remove(p.servingCert)
+		_ = os.Remove(p.egressCert)
 	}
 	if !exists(p.servingCert) || !exists(p.servingKey) {
 		if err := issueServingCert(p); err != nil {
+			return err
+		}
+	}
+	if !exists(p.egressCert) || !exists(p.egressKey) {
+		if err := issueEgressClientCert(p); err != nil {
 			return err
 		}
 	}
@@ -145,37 +153,72 @@ func ensurePKI(p pkiPaths) error {
 }
 
 func issueServingCert(p pkiPaths) error {
-	caKey, err := readKey(p.caKey)
-	if err != nil {
-		return err
-	}
-	caCert, err := readCert(p.caCert)
-	if err != nil {
-		return err
-	}
-	key, keyPEM, err := newKey()
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().AddDate(10, 0, 0),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	return issueCert(p, p.servingCert, p.servingKey, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "kube-apiserver"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
 			"kubernetes.default.svc.cluster.local"},
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1"), net.ParseIP("10.0.0.1")},
+	})
+}
+
+// issueEgressClientCert is the identity kube-apiserver presents to the egress proxy, which accepts no other.
+func issueEgressClientCert(p pkiPaths) error {
+	return issueCert(p, p.egressCert, p.egressKey, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "krply-egress-client"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+}
+
+// signLeaf fills in the fields every harness leaf shares and signs tmpl with the harness CA.
+func signLeaf(p pkiPaths, tmpl *x509.Certificate) (certPEM, keyPEM []byte, err error) {
+	caKey, err := readKey(p.caKey)
+	if err != nil {
+		return nil, nil, err
 	}
+	caCert, err := readCert(p.caCert)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, keyPEM, err := newKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl.SerialNumber = serial()
+	tmpl.NotBefore = time.Now().Add(-time.Hour)
+	tmpl.NotAfter = time.Now().AddDate(10, 0, 0)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM, nil
+}
+
+func issueCert(p pkiPaths, certPath, keyPath string, tmpl *x509.Certificate) error {
+	certPEM, keyPEM, err := signLeaf(p, tmpl)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(p.servingKey, keyPEM, 0o600); err != nil {
+	if err := writeFileAtomic(keyPath, keyPEM, 0o600); err != nil {
 		return err
 	}
-	return writeFileAtomic(p.servingCert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
+	return writeFileAtomic(certPath, certPEM, 0o644)
+}
+
+// issueLeafPEM gives a test a serving certificate for a Service name (say hook.ns.svc) that the API server
+// trusts through the CA bundle returned with it, so a local process can serve an in-cluster webhook.
+func issueLeafPEM(p pkiPaths, dnsNames []string) (certPEM, keyPEM, caPEM []byte, err error) {
+	certPEM, keyPEM, err = signLeaf(p, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: dnsNames[0]},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    dnsNames,
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	caPEM, err = os.ReadFile(p.caCert)
+	return certPEM, keyPEM, caPEM, err
 }
 
 // ensureTokens keeps one random bearer token per user in tokens.json, and rewrites the CSV the apiserver reads.

@@ -7,6 +7,7 @@ import {
   type CompactResult,
   type RevisionInfo,
 } from "./control-client";
+import { egressControl, type EgressControl } from "./egress-client";
 import {
   kubeRequest,
   watchLines,
@@ -27,6 +28,8 @@ export interface SharedApiServer extends ApiServerInfo {
   compact(options?: CompactOptions): Promise<CompactResult>;
   revision(): Promise<RevisionInfo>;
   grantReplayer(namespace: string): Promise<void>;
+  /** The egress proxy: register local ports for Services, read what the API server dialed. */
+  egress: EgressControl;
   request(
     user: ApiServerUser,
     method: string,
@@ -63,6 +66,7 @@ export function sharedApiServer(): SharedApiServer {
     compact: options => compactApiServer(info.controlUrl, options),
     revision: () => apiServerRevision(info.controlUrl),
     grantReplayer: namespace => grantReplayer(info, namespace),
+    egress: egressControl(info.controlUrl),
     request: (user, method, reqPath, body, headers) =>
       kubeRequest(info, user, method, reqPath, body, headers),
     watch: (user, reqPath, headers) => watchLines(info, user, reqPath, headers),

@@ -22,6 +22,7 @@ const apiServerInfoSchema = z.object({
   etcdPeerPort: z.number().int(),
   controlPort: z.number().int(),
   controlUrl: z.string(),
+  egressProxyPort: z.number().int(),
   caFile: z.string(),
   kubeconfigs: perUser,
   tokens: perUser,
