@@ -347,7 +347,13 @@ describe("coverage that never lies (real API server)", () => {
       const id = rec.status()[0].streamId;
       await until("the event", () => allRecords(j, id).some(x => x.resource?.name === "g1"));
       await admin.json(`${CRDS}/gadgets.${group}`, { method: "DELETE" });
-      await until("the stream stopped", () => rec.status().length === 0, 30_000);
+      // The supervisor forgets the stream first and writes its stopped record as the runner stops.
+      await until(
+        "the stream stopped",
+        () =>
+          rec.status().length === 0 && allRecords(j, id).some(x => x.coverage?.state === "stopped"),
+        30_000,
+      );
       const last = allRecords(j, id).at(-1)!;
       expect(last.coverage).toMatchObject({ state: "stopped" });
       expect(last.coverage!.reason).toMatch(/deleted/);
