@@ -1,6 +1,7 @@
 // The query sidecar the web UI tests and tools open in Chromium: the real server (in this process,
 // as the API's own tests start it) over a UI journal, with replay routes bound to a real target
 // cluster so that plans and dry runs in the UI go to a kube-apiserver.
+import { dirname, join } from "node:path";
 import type { KubeClient } from "../../src/kube/client";
 import {
   replayRoutes,
@@ -9,7 +10,10 @@ import {
   type ApiServer,
   type ApiServerOptions,
 } from "../../src/api";
-import { testServerOptions } from "./api-fixtures";
+import { buildWeb } from "../../web/build";
+import { call, testServerOptions } from "./api-fixtures";
+import { launchBrowser, type TestBrowser } from "./browser";
+import { uiJournal, type UiJournal } from "./ui-journal";
 
 export interface UiSidecarOptions {
   /** The cluster replay plans go to; without it the replay routes answer 503 as in a bare sidecar. */
@@ -34,4 +38,58 @@ export function startUiSidecar(
   return startApiServer(
     testServerOptions(journalPath, { routes: uiRoutes(opts.target), ...opts.over }),
   );
+}
+
+/** Everything a UI test file needs: one browser, its own journal copy, the built UI and a sidecar. */
+export interface UiRig {
+  browser: TestBrowser;
+  journal: UiJournal;
+  sidecar: ApiServer;
+  /** The UI's address of a view with its hash parameters (URL-encoded, keys sorted like the UI). */
+  url(view: string, params?: Record<string, string>): string;
+  /** A sidecar answer read directly (the truth the UI is compared with). */
+  api<T = unknown>(path: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the rig: Chromium, the UI journal and the UI bundle in parallel, then the sidecar serving
+ * both. `target` binds the replay routes to a kube-apiserver.
+ */
+export async function openUiRig(opts: UiSidecarOptions = {}): Promise<UiRig> {
+  const [browser, journal] = await Promise.all([launchBrowser(), uiJournal()]);
+  let sidecar: ApiServer | undefined;
+  try {
+    const web = await buildWeb({ outDir: join(dirname(journal.path), "web") });
+    sidecar = await startUiSidecar(journal.path, {
+      ...opts,
+      over: { uiDir: web.outDir, ...opts.over },
+    });
+  } catch (err) {
+    await browser.close();
+    journal.cleanup();
+    throw err;
+  }
+  const server = sidecar;
+  return {
+    browser,
+    journal,
+    sidecar: server,
+    url: (view, params = {}) => {
+      const q = new URLSearchParams();
+      for (const k of Object.keys(params).sort()) q.set(k, params[k]);
+      const s = q.toString();
+      return `${server.url}/#/${view}${s ? `?${s}` : ""}`;
+    },
+    api: async <T>(path: string) => {
+      const r = await call(server, path);
+      if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${r.text}`);
+      return r.json as T;
+    },
+    close: async () => {
+      await browser.close();
+      await server.close();
+      journal.cleanup();
+    },
+  };
 }
