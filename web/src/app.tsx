@@ -9,6 +9,8 @@ import { StreamsView } from "./views/streams";
 import { SearchView } from "./views/search";
 import { TimelineView } from "./views/timeline";
 import { DiffView } from "./views/diff";
+import { SnapshotsView } from "./views/snapshots";
+import { ReplayView } from "./views/replay";
 
 const sessionTokens: TokenStore = {
   get: () => sessionStorage.getItem(TOKEN_KEY),
@@ -38,7 +40,9 @@ export function App() {
     document.title = `${route.unknown ? "Not found" : VIEW_TITLES[route.view]} · krply`;
     document.getElementById("main")?.focus({ preventScroll: true });
   }, [route.view, route.unknown]);
-  const shared = useMemo(() => ({ api, generation }), [api, generation]);
+  const [pending, setPending] = useState(0);
+  const busy = useCallback((d: 1 | -1) => setPending(n => n + d), []);
+  const shared = useMemo(() => ({ api, generation, busy }), [api, generation, busy]);
   return (
     <SharedContext.Provider value={shared}>
       <a class="skip" href="#main" onClick={skipToMain}>
@@ -73,7 +77,7 @@ export function App() {
           </button>
         )}
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} aria-busy={pending > 0 ? "true" : "false"}>
         {route.unknown ? (
           <section data-testid="view-unknown">
             <h1>No such view</h1>
@@ -116,7 +120,11 @@ function View({ route }: { route: RouteState }) {
       return <TimelineView route={route} />;
     case "diff":
       return <DiffView route={route} />;
+    case "snapshots":
+      return <SnapshotsView route={route} />;
     case "search":
       return <SearchView route={route} />;
+    case "replay":
+      return <ReplayView route={route} />;
   }
 }

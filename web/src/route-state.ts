@@ -1,8 +1,16 @@
 // The UI's whole state lives in the URL's hash (#/<view>?<params>), so every view can be deep-linked,
 // bookmarked and reloaded. Hash routing keeps the sidecar's static serving to one index.html.
 
-export const VIEWS = ["coverage", "streams", "timeline", "diff", "search"] as const;
-export type ViewName = (typeof VIEWS)[number] | "snapshots" | "replay";
+export const VIEWS = [
+  "coverage",
+  "streams",
+  "timeline",
+  "diff",
+  "snapshots",
+  "search",
+  "replay",
+] as const;
+export type ViewName = (typeof VIEWS)[number];
 
 export const VIEW_TITLES: Readonly<Record<ViewName, string>> = {
   coverage: "Coverage",

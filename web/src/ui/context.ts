@@ -1,12 +1,14 @@
 // What every view shares: the API client, and a generation that bumps when a token is entered so
 // views that failed with 401 load again.
 import { createContext } from "preact";
-import { useContext, useEffect, useState } from "preact/hooks";
+import { useContext, useLayoutEffect, useState } from "preact/hooks";
 import { ApiFailure, type ApiClient } from "../api-client";
 
 export interface Shared {
   api: ApiClient;
   generation: number;
+  /** Counts requests in flight (main[aria-busy]); called with +1 at a start and -1 once at its end. */
+  busy: (delta: 1 | -1) => void;
 }
 
 export const SharedContext = createContext<Shared | null>(null);
@@ -27,25 +29,40 @@ export function useLoad<T>(
   key: string | null,
   load: (api: ApiClient, signal: AbortSignal) => Promise<T>,
 ): Load<T> | null {
-  const { api, generation } = useShared();
+  const { api, generation, busy } = useShared();
   const [state, setState] = useState<Load<T> | null>(null);
-  useEffect(() => {
+  // A layout effect starts the load in the render that changed the key, so main[aria-busy] never
+  // reads "false" between a new URL and its first request.
+  useLayoutEffect(() => {
     if (key === null) {
       setState(null);
       return;
     }
     const ctl = new AbortController();
+    let pending = true;
+    // The busy count drops in the same task that sets the data, so one render shows both.
+    const done = () => {
+      if (pending) busy(-1);
+      pending = false;
+    };
+    busy(1);
     setState({ status: "loading" });
     load(api, ctl.signal).then(
       value => {
-        if (!ctl.signal.aborted) setState({ status: "ok", value });
+        if (ctl.signal.aborted) return;
+        setState({ status: "ok", value });
+        done();
       },
       (err: unknown) => {
         if (ctl.signal.aborted) return;
         setState({ status: "error", error: asFailure(err) });
+        done();
       },
     );
-    return () => ctl.abort();
+    return () => {
+      ctl.abort();
+      done();
+    };
     // The key names everything the load depends on.
   }, [key, generation]);
   return state;

@@ -119,6 +119,10 @@ function Entries({
         <Empty>The journal has no record of this object.</Empty>
       ) : (
         <>
+          <p data-testid="timeline-total">
+            {pg.total} entr{pg.total === 1 ? "y" : "ies"}
+            {pg.pages > 1 ? `, ${pg.pages} pages` : ""}
+          </p>
           {pg.markerPages.length > 0 && pg.pages > 1 && (
             <p data-testid="marker-pages">
               Gaps, down windows or pruned history on page{pg.markerPages.length > 1 ? "s" : ""}{" "}
