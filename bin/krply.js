@@ -10,6 +10,9 @@ const bundled = join(__dirname, "..", "dist", "cli", "krply.js");
 if (existsSync(bundled)) {
   import(pathToFileURL(bundled).href).then(m => m.runCli(process.argv));
 } else {
+  // Commands import their heavy parts with import(), which the CommonJS hook alone cannot resolve to
+  // extensionless .ts files; tsx's ES module hook does.
   require("tsx/cjs");
+  require("tsx/esm/api").register();
   require("../src/cli/main.ts").runCli(process.argv);
 }
