@@ -56,7 +56,7 @@ module.exports = {
     {
       ...base,
       displayName: "unit",
-      testMatch: ["<rootDir>/{src,capabilities,web,deploy,test/unit}/**/*.test.ts"],
+      testMatch: ["<rootDir>/{src,capabilities,web,deploy,scripts,test/unit}/**/*.test.ts"],
       setupFiles: ["<rootDir>/test/setup/unit.ts"],
     },
     {

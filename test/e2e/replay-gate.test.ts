@@ -30,6 +30,7 @@ import {
   type ReplayPlan,
 } from "../../src/replay";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
+import { acquirePeprDevLock } from "../support/pepr-dev-lock";
 import { clientOf } from "../support/replay-fixtures";
 
 // The full loop with the real module: `pepr dev` runs every capability in one process on this machine,
@@ -214,7 +215,11 @@ async function stopDev(): Promise<void> {
   }
 }
 
+let releaseLock: (() => void) | undefined;
+
 beforeAll(async () => {
+  // test/e2e/demo.test.ts runs pepr dev too, on the same port and webhook names: take turns.
+  releaseLock = await acquirePeprDevLock();
   if (await healthz()) {
     throw new Error(
       "port 3000 is taken (another `pepr dev`?); the module's webhook server needs it",
@@ -331,10 +336,11 @@ beforeAll(async () => {
   } catch (err) {
     throw new Error(`${String(err)}\n--- pepr dev output ---\n${devLog}`, { cause: err });
   }
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   await stopDev();
+  releaseLock?.();
   // The module's own log, for a failure's post-mortem (test-results/ is git-ignored).
   mkdirSync(join(root, "test-results"), { recursive: true });
   writeFileSync(join(root, "test-results", "replay-gate-pepr-dev.log"), devLog);
