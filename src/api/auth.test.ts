@@ -1,8 +1,6 @@
 import {
   AuthError,
   TtlCache,
-  assertAuthAllowed,
-  bearerToken,
   kubernetesAuthorizer,
   type AccessReviewStatus,
   type AuthAction,
@@ -10,6 +8,7 @@ import {
   type ReviewUser,
   type TokenReviewStatus,
 } from "./auth";
+import { assertBindAllowed, bearerToken, noAuth, type Authorizer } from "./authorizer";
 
 const read: AuthAction = { resource: "journal", verb: "get" };
 const snap: AuthAction = { resource: "snapshots", verb: "create" };
@@ -99,7 +98,7 @@ describe("TtlCache", () => {
   });
 });
 
-describe("bearerToken and assertAuthAllowed", () => {
+describe("bearerToken and assertBindAllowed", () => {
   it("reads only a well-formed bearer header", () => {
     expect(bearerToken({ authorization: "Bearer abc" })).toBe("abc");
     expect(bearerToken({ authorization: "Basic abc" })).toBeNull();
@@ -108,9 +107,10 @@ describe("bearerToken and assertAuthAllowed", () => {
 
   it("allows mode none only on loopback", () => {
     for (const h of ["127.0.0.1", "::1", "[::1]", "localhost", "127.1.2.3"])
-      expect(() => assertAuthAllowed("none", h)).not.toThrow();
+      expect(() => assertBindAllowed(h, noAuth)).not.toThrow();
     for (const h of ["0.0.0.0", "::", "10.0.0.5", "example.com"])
-      expect(() => assertAuthAllowed("none", h)).toThrow(/only on a loopback/);
-    expect(() => assertAuthAllowed("kubernetes", "0.0.0.0")).not.toThrow();
+      expect(() => assertBindAllowed(h, noAuth)).toThrow(/only allowed on a loopback/);
+    const kube: Authorizer = { mode: "kubernetes", authorize: noAuth.authorize };
+    expect(() => assertBindAllowed("0.0.0.0", kube)).not.toThrow();
   });
 });

@@ -3,24 +3,13 @@
 // resource of the krply.dev group, and both answers are cached for a short time.
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { isIP } from "node:net";
+import { bearerToken, type Action, type Principal } from "./authorizer";
 
 /** The API group of krply's virtual resources; RBAC rules grant them like any other resource. */
 export const AUTH_GROUP = "krply.dev";
 
-export type AuthMode = "kubernetes" | "none";
-
 /** `journal` get for reads, `snapshots` create, `replayplans` for the replay routes, `auditevents` create. */
-export interface AuthAction {
-  resource: "journal" | "snapshots" | "replayplans" | "auditevents";
-  verb: string;
-}
-
-/** Who made a request, as the API server established it. */
-export interface Principal {
-  user: string;
-  groups: string[];
-}
+export type AuthAction = Action;
 
 /** Why a request is refused: 401 without a valid token, 403 when denied, 503 when nobody can say. */
 export class AuthError extends Error {
@@ -158,14 +147,6 @@ export interface KubernetesAuthOptions {
 
 export const AUTH_DEFAULTS = { allowTtlMs: 30_000, denyTtlMs: 5_000, maxEntries: 10_000 };
 
-/** The bearer token of a request, or null. */
-export function bearerToken(headers: IncomingHttpHeaders): string | null {
-  const h = headers.authorization;
-  if (typeof h !== "string") return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : null;
-}
-
 type TokenDecision = { ok: true; user: ReviewUser } | { ok: false; why: string };
 
 /** An authorizer that asks the API server, in the shape the sidecar's server calls. */
@@ -274,25 +255,6 @@ export function kubernetesAuthorizer(opts: KubernetesAuthOptions): KubernetesAut
       return { user: user.username, groups: user.groups };
     },
   };
-}
-
-/** Whether a listen host only accepts connections from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "");
-  if (h === "localhost") return true;
-  const kind = isIP(h);
-  if (kind === 4) return h.startsWith("127.");
-  if (kind === 6) return h === "::1" || h === "0:0:0:0:0:0:0:1";
-  return false;
-}
-
-/** Refuses mode `none` on any address other machines can reach. */
-export function assertAuthAllowed(mode: AuthMode, host: string): void {
-  if (mode === "none" && !isLoopbackHost(host)) {
-    throw new Error(
-      `refusing to listen on ${host} without authentication: --auth none is allowed only on a loopback address (127.0.0.1, ::1, localhost)`,
-    );
-  }
 }
 
 /**

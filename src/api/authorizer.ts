@@ -39,10 +39,11 @@ export const noAuth: Authorizer = {
 
 /** Whether a listen host only accepts connections from this machine. */
 export function isLoopback(host: string): boolean {
-  if (host === "localhost") return true;
-  const kind = isIP(host);
-  if (kind === 4) return host.startsWith("127.");
-  if (kind === 6) return host === "::1";
+  const h = host.replace(/^\[|\]$/g, "");
+  if (h === "localhost") return true;
+  const kind = isIP(h);
+  if (kind === 4) return h.startsWith("127.");
+  if (kind === 6) return h === "::1" || h === "0:0:0:0:0:0:0:1";
   return false;
 }
 
