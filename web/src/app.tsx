@@ -1,4 +1,5 @@
 // The shell: banner, navigation, the current view (from the URL hash) and the token prompt.
+import { Component, type ComponentChildren } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { apiClient, TOKEN_KEY, type ApiFailure, type TokenStore } from "./api-client";
 import { hrefOf, parseHash, VIEW_TITLES, VIEWS, type RouteState } from "./route-state";
@@ -86,7 +87,9 @@ export function App() {
             </p>
           </section>
         ) : (
-          <View route={route} />
+          <Guard key={route.view}>
+            <View route={route} />
+          </Guard>
         )}
       </main>
       {denied && (
@@ -108,6 +111,27 @@ export function App() {
 function skipToMain(e: Event) {
   e.preventDefault();
   document.getElementById("main")?.focus();
+}
+
+/** A view that throws shows an error state (its message, never a stack) instead of a blank page. */
+class Guard extends Component<{ children: ComponentChildren }, { failed: string | null }> {
+  override state = { failed: null as string | null };
+  static override getDerivedStateFromError(err: unknown) {
+    return { failed: (err as Error)?.message ?? "unexpected failure" };
+  }
+  override render() {
+    if (this.state.failed === null) return this.props.children;
+    return (
+      <div class="state error" role="alert" data-testid="error">
+        <p>
+          <strong>This view failed.</strong> {this.state.failed}
+        </p>
+        <p>
+          <a href={hrefOf("coverage")}>Go to Coverage</a>
+        </p>
+      </div>
+    );
+  }
 }
 
 function View({ route }: { route: RouteState }) {

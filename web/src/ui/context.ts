@@ -30,7 +30,8 @@ export function useLoad<T>(
   load: (api: ApiClient, signal: AbortSignal) => Promise<T>,
 ): Load<T> | null {
   const { api, generation, busy } = useShared();
-  const [state, setState] = useState<Load<T> | null>(null);
+  // The state remembers its key: after the key changes, the old value is never shown as the new one.
+  const [held, setState] = useState<{ key: string; load: Load<T> } | null>(null);
   // A layout effect starts the load in the render that changed the key, so main[aria-busy] never
   // reads "false" between a new URL and its first request.
   useLayoutEffect(() => {
@@ -38,6 +39,7 @@ export function useLoad<T>(
       setState(null);
       return;
     }
+    const mine = key;
     const ctl = new AbortController();
     let pending = true;
     // The busy count drops in the same task that sets the data, so one render shows both.
@@ -46,16 +48,16 @@ export function useLoad<T>(
       pending = false;
     };
     busy(1);
-    setState({ status: "loading" });
+    setState({ key: mine, load: { status: "loading" } });
     load(api, ctl.signal).then(
       value => {
         if (ctl.signal.aborted) return;
-        setState({ status: "ok", value });
+        setState({ key: mine, load: { status: "ok", value } });
         done();
       },
       (err: unknown) => {
         if (ctl.signal.aborted) return;
-        setState({ status: "error", error: asFailure(err) });
+        setState({ key: mine, load: { status: "error", error: asFailure(err) } });
         done();
       },
     );
@@ -65,7 +67,8 @@ export function useLoad<T>(
     };
     // The key names everything the load depends on.
   }, [key, generation]);
-  return state;
+  if (key === null) return null;
+  return held && held.key === key ? held.load : { status: "loading" };
 }
 
 export function asFailure(err: unknown): ApiFailure {

@@ -43,6 +43,7 @@ export function CoverageView({ route }: { route: RouteState }) {
     <section data-testid="view-coverage" aria-labelledby="coverage-title">
       <h1 id="coverage-title">Coverage</h1>
       <form
+        key={JSON.stringify(route.params)}
         class="filters"
         aria-label="Coverage filters"
         onSubmit={e => {
@@ -110,10 +111,11 @@ function Matrix({ data, nsFilter }: { data: CoverageData; nsFilter?: string }) {
               </thead>
               <tbody>
                 {rows.map(r => {
+                  // Gaps are drawn last (and above, in CSS): a gap inside a down window must show.
                   const markers = [
                     ...prunedMarker(pruned, range),
-                    ...placeMarkers("gap", r.gaps, range),
                     ...placeMarkers("down", r.down, range),
+                    ...placeMarkers("gap", r.gaps, range),
                   ];
                   return (
                     <tr key={r.streamId} data-testid="stream-row" data-stream={r.streamId}>

@@ -51,6 +51,7 @@ export function DiffView({ route }: { route: RouteState }) {
         Diff{ref ? ` of ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}` : ""}
       </h1>
       <form
+        key={JSON.stringify(route.params)}
         class="filters"
         aria-label="What to compare"
         onSubmit={e => {

@@ -47,6 +47,7 @@ export function SearchView({ route }: { route: RouteState }) {
     <section data-testid="view-search" aria-labelledby="search-title">
       <h1 id="search-title">Search</h1>
       <form
+        key={JSON.stringify(route.params)}
         class="filters"
         role="search"
         aria-label="Find objects"

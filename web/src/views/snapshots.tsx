@@ -49,6 +49,7 @@ function SnapshotList({ snapshots, route }: { snapshots: SnapshotSummary[]; rout
   const p = route.params;
   return (
     <form
+      key={JSON.stringify(p)}
       aria-label="Compare two snapshots"
       onSubmit={e => {
         e.preventDefault();

@@ -44,7 +44,7 @@ export function StreamRecords({ route, stream }: { route: RouteState; stream: st
       <Loaded load={load} what="records">
         {a => (
           <>
-            <CoverageBanner answer={a} />
+            <CoverageBanner answer={a} label="Coverage of these records" />
             {a.data.records.length === 0 ? (
               <Empty>No records on this page.</Empty>
             ) : (

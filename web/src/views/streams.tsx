@@ -73,6 +73,7 @@ export function StreamsView({ route }: { route: RouteState }) {
     <section data-testid="view-streams" aria-labelledby="streams-title">
       <h1 id="streams-title">Stream health</h1>
       <form
+        key={JSON.stringify(route.params)}
         class="filters"
         aria-label="Stream health filters"
         onSubmit={e => {
@@ -107,7 +108,7 @@ function HealthTable({ data, route }: { data: HealthData; route: RouteState }) {
   const byId = new Map(data.streams.data.map(s => [s.streamId, s]));
   return (
     <>
-      <CoverageBanner answer={data.streams} />
+      <CoverageBanner answer={data.streams} label="Coverage of the streams" />
       {rows.length === 0 ? (
         <Empty>The journal has no streams yet.</Empty>
       ) : (

@@ -48,6 +48,7 @@ export function TimelineView({ route }: { route: RouteState }) {
         {ref ? ` of ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}` : ""}
       </h1>
       <ObjectForm
+        key={JSON.stringify(p)}
         params={p}
         label="Object"
         onPick={v => go(hrefOf("timeline", { ...v, status: p.status }))}
