@@ -1,9 +1,8 @@
 // `npm run demo`: records a cluster into a local journal and serves it, with the real module, the query
-// sidecar and sample CLI output; Ctrl-C stops everything it started. See README "Try it".
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+// sidecar and sample CLI output; Ctrl-C stops everything it started. See README "On a fresh machine".
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { parse } from "yaml";
 import type { ApiServer } from "../../test/apiserver";
 import { readApiServerInfo, type ApiServerInfo } from "../../test/apiserver/types";
 import { DefaultResources } from "../../src/kube/default-resources";
@@ -11,13 +10,7 @@ import type { Recorder } from "../../src/watch/recorder";
 import { Children } from "./children";
 import { ShopWriter, probeCluster } from "./cluster";
 import { EXAMPLES, buildCli, commandLine, runExample } from "./examples";
-import {
-  PEPR_WEBHOOK_PATHS,
-  peprPortAnswers,
-  removeStage,
-  stageModule,
-  startPeprDev,
-} from "./module";
+import { PEPR_WEBHOOK_PATHS, removeStage, runModule } from "./module";
 import {
   DEMO_USAGE,
   buildProgressLine,
@@ -26,6 +19,7 @@ import {
   type DemoOptions,
 } from "./options";
 import { recordShop, startRecorder } from "./record";
+import { until } from "./wait";
 import { freePort, httpStatus, startSidecar, uiLine, waitForSidecar } from "./sidecar";
 
 const root = resolve(__dirname, "..", "..");
@@ -41,15 +35,6 @@ interface Held {
   stage?: string;
   work: string;
   cliDir: string;
-}
-
-async function until(what: string, ok: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ok())) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise(r => setTimeout(r, 500));
-  }
 }
 
 /** The demo's own API server: built (with a progress line) and started in the work folder. */
@@ -73,60 +58,6 @@ async function ownHarness(held: Held): Promise<ApiServerInfo> {
   held.server = await startApiServer({ dataDir: join(held.work, "apiserver") });
   say(`kube-apiserver ready at ${held.server.url} in ${held.server.startMillis} ms`);
   return held.server.info;
-}
-
-/** The module under pepr dev, after the ReplayPlan CRD it serves; ready once its webhooks answer. */
-async function startModule(held: Held, info: ApiServerInfo, journalPath: string): Promise<string> {
-  if (await peprPortAnswers()) {
-    throw new Error(
-      "port 3000 is taken (another `pepr dev`?); stop it, or run the demo with --no-module",
-    );
-  }
-  const crd = parse(
-    readFileSync(join(root, "deploy", "crds", "replayplan.yaml"), "utf8"),
-  ) as object;
-  await held.writer!.applyObject(
-    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/replayplans.krply.dev",
-    crd,
-  );
-  held.stage = join(held.work, "module");
-  stageModule(root, held.stage);
-  say(
-    "starting the module under `pepr dev` (it builds first: about a minute, longer on a busy machine) ...",
-  );
-  const dev = startPeprDev(held.children, {
-    root,
-    stage: held.stage,
-    adminKubeconfig: info.kubeconfigs.admin,
-    journalPath,
-  });
-  held.webhooksOn = true;
-  const started = Date.now();
-  let ended = false;
-  void dev.exited.then(() => (ended = true));
-  const timer = setInterval(
-    () => say(`  pepr dev: ${Math.round((Date.now() - started) / 1000)} s ...`),
-    15_000,
-  );
-  try {
-    await until(
-      "pepr dev to serve its webhooks",
-      async () => {
-        if (ended) throw new Error(`pepr dev exited:\n${dev.output().slice(-4000)}`);
-        return peprPortAnswers();
-      },
-      300_000,
-    );
-    // Its server answers before the admission routes are mounted: a dry-run ReplayPlan passes the webhooks.
-    await until(
-      "the module's webhooks to answer",
-      async () => (await held.writer!.dryRunPlan()) === 201,
-      120_000,
-    );
-  } finally {
-    clearInterval(timer);
-  }
-  return `module: pepr dev (pid ${dev.pid}) serves watch, admission and schedule; webhooks at https://localhost:3000`;
 }
 
 async function run(opts: DemoOptions, held: Held): Promise<void> {
@@ -169,8 +100,20 @@ async function run(opts: DemoOptions, held: Held): Promise<void> {
     );
     held.recorder = recording.recorder;
     say(`recorded the shop into ${journalPath} (gaps: ${recording.gaps})`);
-    if (opts.module) notes.push(await startModule(held, info, join(held.work, "module.db")));
-    else notes.push("module: skipped (--no-module)");
+    if (opts.module) {
+      held.stage = join(held.work, "module");
+      held.webhooksOn = true;
+      const dev = await runModule(held.children, held.writer, {
+        root,
+        stage: held.stage,
+        adminKubeconfig: info.kubeconfigs.admin,
+        journalPath: join(held.work, "module.db"),
+        say,
+      });
+      notes.push(
+        `module: pepr dev (pid ${dev.pid}) serves watch, admission and schedule; webhooks at https://localhost:3000`,
+      );
+    } else notes.push("module: skipped (--no-module)");
   } else {
     // Someone's real cluster: read it, never write to it.
     say(
@@ -183,6 +126,15 @@ async function run(opts: DemoOptions, held: Held): Promise<void> {
       namespaces: [],
       resources: [...DefaultResources],
     });
+    // The first answers should hold each resource's baseline: wait until no stream is still listing.
+    const recorder = held.recorder;
+    await until(
+      "the first lists",
+      async () =>
+        recorder.status().length > 0 &&
+        recorder.status().every(s => s.phase === "watching" || s.phase === "unavailable"),
+      120_000,
+    );
     notes.push("module: not started against a real cluster (pepr dev would install webhooks)");
   }
 

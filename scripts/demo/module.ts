@@ -12,7 +12,10 @@ import {
 } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
+import { parse } from "yaml";
 import type { Child, Children } from "./children";
+import type { ShopWriter } from "./cluster";
+import { until } from "./wait";
 
 /** pepr dev's webhook server port; Pepr fixes it. */
 export const PEPR_DEV_PORT = 3000;
@@ -116,3 +119,63 @@ export const PEPR_WEBHOOK_PATHS = [
   "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/pepr-krply",
   "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/pepr-krply",
 ];
+
+/**
+ * Installs the ReplayPlan CRD the module serves, stages the module and starts `pepr dev`; resolves once
+ * its webhooks answer. The caller deletes PEPR_WEBHOOK_PATHS afterwards, whatever happened.
+ */
+export async function runModule(
+  children: Children,
+  writer: ShopWriter,
+  opts: {
+    root: string;
+    stage: string;
+    adminKubeconfig: string;
+    journalPath: string;
+    say: (line: string) => void;
+  },
+): Promise<Child> {
+  if (await peprPortAnswers()) {
+    throw new Error(
+      "port 3000 is taken (another `pepr dev`?); stop it, or run the demo with --no-module",
+    );
+  }
+  const crd = parse(
+    readFileSync(join(opts.root, "deploy", "crds", "replayplan.yaml"), "utf8"),
+  ) as object;
+  await writer.applyObject(
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/replayplans.krply.dev",
+    crd,
+  );
+  stageModule(opts.root, opts.stage);
+  opts.say(
+    "starting the module under `pepr dev` (it builds first: about a minute, longer on a busy machine) ...",
+  );
+  const dev = startPeprDev(children, opts);
+  const started = Date.now();
+  let ended = false;
+  void dev.exited.then(() => (ended = true));
+  const timer = setInterval(
+    () => opts.say(`  pepr dev: ${Math.round((Date.now() - started) / 1000)} s ...`),
+    15_000,
+  );
+  try {
+    await until(
+      "pepr dev to serve its webhooks",
+      async () => {
+        if (ended) throw new Error(`pepr dev exited:\n${dev.output().slice(-4000)}`);
+        return peprPortAnswers();
+      },
+      300_000,
+    );
+    // Its server answers before the admission routes are mounted: a dry-run ReplayPlan passes the webhooks.
+    await until(
+      "the module's webhooks to answer",
+      async () => (await writer.dryRunPlan()) === 201,
+      120_000,
+    );
+  } finally {
+    clearInterval(timer);
+  }
+  return dev;
+}
