@@ -15,7 +15,7 @@ export {
   type Principal,
 } from "./authorizer";
 export { ApiError, type ErrorBody, type ErrorCode, type FieldError } from "./errors";
-export { API_METRIC_NAMES } from "./metrics";
+export { API_METRIC_NAMES, apiMetrics } from "./metrics";
 export { openApiDocument } from "./openapi";
 export { DEFAULT_OFFLOAD, serverOptionsOf } from "./options";
 export { encodeCursor, decodeCursor, type EventFilters } from "./queries";
