@@ -11,6 +11,8 @@ export { finalizeChart } from "./chart";
 export { finalizeManifests } from "./manifests";
 export * from "./rbac";
 export { PLAN_LABEL, validatingWebhooks } from "./webhook";
+export { WATCHER_PROBE_PATHS, serviceMonitorTemplate } from "./observability";
+export { undocumentedValues, VALUE_DOCS } from "./values-docs";
 
 type Json = Record<string, unknown>;
 
@@ -84,7 +86,8 @@ export function finalizeBuild(dist = join(root, "dist")): void {
   const schema = JSON.parse(readFileSync(join(chartDir, "values.schema.json"), "utf8")) as Json;
   const chart = finalizeChart({ templates, values, schema }, base, crdTexts, {
     ...role,
-    metadata: { name: "@@{{ .Values.uuid }}-replay@@" },
+    // A Helm expression, then literal text: the marker closes before the suffix.
+    metadata: { name: "@@{{ .Values.uuid }}@@-replay" },
   });
   for (const f of templates.keys()) if (!chart.templates.has(f)) rmSync(join(templatesDir, f));
   for (const [f, text] of chart.templates) writeFileSync(join(templatesDir, f), text);
