@@ -7,6 +7,9 @@ import {
   krplyVolumes,
   type KrplySettings,
 } from "./objects";
+import { withKrplySchema } from "./krply-schema";
+import { serviceMonitorTemplate, SERVICE_MONITOR_VALUES, watcherProbes } from "./observability";
+import { describeValues, inlineRefs, withOpenMaps } from "./values-docs";
 import { validatingWebhooks, type WebhookBase } from "./webhook";
 import { stringify } from "yaml";
 
@@ -28,6 +31,7 @@ export const KRPLY_VALUES = {
     },
   },
   replay: { namespaces: [] as string[] },
+  serviceMonitor: SERVICE_MONITOR_VALUES,
 };
 
 const chartSettings: KrplySettings = {
@@ -147,11 +151,13 @@ export function finalizeChart(
   t.set("digest-key-secret.yaml", DIGEST_SECRET);
   t.set("replay-rbac.yaml", templateOf([replayRole]) + REPLAY_BINDINGS);
   t.set("watcher-deployment.yaml", withSidecar(t.get("watcher-deployment.yaml") ?? ""));
+  t.set("krply-service-monitor.yaml", serviceMonitorTemplate());
 
+  const watcher = { ...(chart.values.watcher as Record<string, unknown>), ...watcherProbes() };
   return {
     templates: t,
-    values: { ...chart.values, krply: KRPLY_VALUES },
-    schema: withKrplySchema(chart.schema),
+    values: { ...chart.values, watcher, krply: KRPLY_VALUES },
+    schema: describeValues(withOpenMaps(inlineRefs(withKrplySchema(chart.schema)))),
   };
 }
 
@@ -198,68 +204,4 @@ export function withSidecar(text: string): string {
     .replace("          ports:\n", `          ports:\n${indent(stringify(add.ports), 12)}\n`)
     .replace("      volumes:\n", `      volumes:\n${indent(volumes, 8)}\n`)
     .replace("      containers:\n", `      containers:\n${indent(sidecar, 6)}\n`);
-}
-
-/** Extends Pepr's values schema (which rejects unknown keys) with the `krply` section. */
-export function withKrplySchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const str = (description: string) => ({ type: "string", description });
-  const krply = {
-    type: "object",
-    additionalProperties: false,
-    description:
-      "krply's own settings (the journal volume, the query sidecar, replay, the digest key)",
-    properties: {
-      journal: {
-        type: "object",
-        additionalProperties: false,
-        properties: {
-          size: str(
-            "Size of the journal's PersistentVolumeClaim; the journal's byte budget is 80% of it",
-          ),
-          storageClassName: str(
-            "Storage class of the journal's claim; empty uses the cluster default",
-          ),
-        },
-      },
-      api: {
-        type: "object",
-        additionalProperties: false,
-        properties: {
-          auth: {
-            type: "string",
-            enum: ["kubernetes"],
-            description:
-              "How the query sidecar authenticates callers (TokenReview and SubjectAccessReview); `none` is refused off loopback",
-          },
-          resources: {
-            type: "object",
-            description: "Requests and limits of the query sidecar container",
-          },
-        },
-      },
-      replay: {
-        type: "object",
-        additionalProperties: false,
-        properties: {
-          namespaces: {
-            type: "array",
-            items: { type: "string" },
-            description:
-              "Namespaces replay may create and patch in; the replay role is bound only there",
-          },
-        },
-      },
-    },
-  };
-  // Pepr's schema is a $ref to definitions.Values, whose additionalProperties is false.
-  const ref = typeof schema.$ref === "string" ? schema.$ref.split("/").pop() : undefined;
-  const definitions = (schema.definitions ?? {}) as Record<string, Record<string, unknown>>;
-  const target = ref ? definitions[ref] : schema;
-  if (!target)
-    throw new Error(`values.schema.json names ${String(schema.$ref)}, which it does not define`);
-  const extended = {
-    ...target,
-    properties: { ...((target.properties ?? {}) as Record<string, unknown>), krply },
-  };
-  return ref ? { ...schema, definitions: { ...definitions, [ref]: extended } } : extended;
 }

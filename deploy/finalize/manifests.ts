@@ -6,6 +6,7 @@ import {
   watcherAdditions,
   type KrplySettings,
 } from "./objects";
+import { watcherProbes } from "./observability";
 import { validatingWebhooks, type WebhookBase } from "./webhook";
 
 type Json = Record<string, unknown>;
@@ -63,6 +64,7 @@ function withSidecar(deployment: Json, settings: KrplySettings): Json {
         ? c
         : {
             ...c,
+            ...watcherProbes(),
             env: [...env, ...(c.env ?? [])],
             ports: [...add.ports, ...(c.ports ?? [])],
             volumeMounts: [...mounts, ...(c.volumeMounts ?? [])],
