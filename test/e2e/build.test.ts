@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { describeChart } from "./chart-checks";
+import { describeLifecycle } from "./helm-lifecycle";
 
 const root = join(__dirname, "..", "..");
 const dist = join(root, "dist");
@@ -59,4 +60,5 @@ describe("npm run build", () => {
   });
 
   describeChart(dist);
+  describeLifecycle();
 });

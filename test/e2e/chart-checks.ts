@@ -1,28 +1,37 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
-import { kubeRequest, startApiServer, type ApiServer } from "../apiserver";
+import { parse, parseAllDocuments } from "yaml";
 import { ensureHelm } from "../helm/build";
-import { PLAN_LABEL, rbacViolations, type PolicyRule } from "../../deploy/finalize";
+import {
+  PLAN_LABEL,
+  rbacViolations,
+  undocumentedValues,
+  WATCHER_PROBE_PATHS,
+  type PolicyRule,
+} from "../../deploy/finalize";
 
 // Checks of the finalized chart that build.test.ts runs after its one `npm run build` (a second build
 // in parallel would double the slowest step of the e2e project). The chart is rendered with a real
 // helm and installed into an API server of its own: the shared one also runs `pepr dev`, whose
 // webhook has the same name.
 
-type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let out = "";
 let helm = "";
 
-function docsOf(text: string): Doc[] {
+/** The helm binary built from Go modules (test/helm), once describeChart's setup has run. */
+export const helmBinary = () => helm;
+
+export function docsOf(text: string): Doc[] {
   return parseAllDocuments(text)
     .map(d => d.toJS() as Doc | null)
     .filter((d): d is Doc => d !== null);
 }
 
-function render(...args: string[]): Doc[] {
+/** The finalized chart's templates rendered by the real helm, with `--set`-style arguments. */
+export function render(...args: string[]): Doc[] {
   const text = execFileSync(
     helm,
     ["template", "krply", join(out, "krply-chart"), "-n", "pepr-system", ...args],
@@ -31,7 +40,7 @@ function render(...args: string[]): Doc[] {
   return docsOf(text);
 }
 
-const byKind = (docs: Doc[], kind: string) => docs.filter(d => d.kind === kind);
+export const byKind = (docs: Doc[], kind: string) => docs.filter(d => d.kind === kind);
 
 /** Registers the chart suites over a build output folder that the caller has built. */
 export function describeChart(dist: string): void {
@@ -132,58 +141,104 @@ export function describeChart(dist: string): void {
         }),
       ).toThrow(/--create-namespace/);
     });
+
+    it("renders a ServiceMonitor over the sidecar's and the recorder's metrics only when asked", () => {
+      expect(byKind(render(), "ServiceMonitor")).toEqual([]);
+      const docs = render(
+        "--set",
+        "krply.serviceMonitor.enabled=true",
+        "--set",
+        "krply.serviceMonitor.labels.release=prometheus",
+        "--set",
+        "krply.serviceMonitor.interval=15s",
+      );
+      const [monitor] = byKind(docs, "ServiceMonitor").filter(m =>
+        m.metadata.name.endsWith("-krply"),
+      );
+      expect(monitor.apiVersion).toBe("monitoring.coreos.com/v1");
+      expect(monitor.metadata.labels.release).toBe("prometheus");
+      // The monitor selects the API Service, and each endpoint names one of its ports.
+      const service = byKind(docs, "Service").find(s => s.metadata.name === "pepr-krply-api");
+      for (const [k, v] of Object.entries(monitor.spec.selector.matchLabels)) {
+        expect(service?.metadata.labels[k]).toBe(v);
+      }
+      expect(monitor.spec.namespaceSelector.matchNames).toEqual(["pepr-system"]);
+      const ports = new Map((service?.spec.ports as Doc[]).map(p => [p.name, p]));
+      expect(monitor.spec.endpoints.map((e: Doc) => [e.port, e.path, e.interval])).toEqual([
+        ["http", "/metrics", "15s"],
+        ["recorder-metrics", "/metrics", "15s"],
+      ]);
+      // Each Service port leads to a container port of the pod: the sidecar's 8080 and the
+      // recorder's 9464, where KRPLY_METRICS_PORT tells the recorder to listen.
+      const pod = byKind(docs, "Deployment").find(d => d.metadata.name === "pepr-krply-watcher")
+        ?.spec.template.spec;
+      const containerPorts = new Map(
+        (pod.containers as Doc[]).flatMap(c => (c.ports as Doc[]).map(p => [p.name, p])),
+      );
+      expect(containerPorts.get(ports.get("http")?.targetPort)?.containerPort).toBe(8080);
+      expect(containerPorts.get(ports.get("recorder-metrics")?.targetPort)?.containerPort).toBe(
+        9464,
+      );
+      const watcher = (pod.containers as Doc[]).find(c => c.name === "watcher");
+      expect(watcher?.env.find((e: Doc) => e.name === "KRPLY_METRICS_PORT")?.value).toBe("9464");
+    });
+
+    it("probes the recorder's readiness and liveness on its metrics port, in chart and manifests", () => {
+      for (const docs of [
+        render(),
+        docsOf(readFileSync(join(out, "pepr-module-krply.yaml"), "utf8")),
+      ]) {
+        const watcher = (
+          byKind(docs, "Deployment").find(d => d.metadata.name === "pepr-krply-watcher")?.spec
+            .template.spec.containers as Doc[]
+        ).find(c => c.name === "watcher");
+        expect(watcher?.readinessProbe.httpGet).toEqual({
+          path: WATCHER_PROBE_PATHS.readiness,
+          port: 9464,
+          scheme: "HTTP",
+        });
+        expect(watcher?.livenessProbe.httpGet.path).toBe(WATCHER_PROBE_PATHS.liveness);
+        expect(watcher?.ports.map((p: Doc) => p.containerPort)).toContain(9464);
+      }
+    });
+
+    it("describes every value in values.schema.json", () => {
+      const chart = join(out, "krply-chart");
+      const values = parse(readFileSync(join(chart, "values.yaml"), "utf8")) as Doc;
+      const schema = JSON.parse(readFileSync(join(chart, "values.schema.json"), "utf8")) as Doc;
+      expect(Object.keys(values).length).toBeGreaterThan(5);
+      expect(undocumentedValues(values, schema)).toEqual([]);
+    });
+
+    it("renders non-default values, each where it belongs", () => {
+      const docs = render(
+        ...[
+          "admission.webhookTimeout=25",
+          "krply.journal.storageClassName=fast",
+          "krply.replay.namespaces={shop,shop-restore}",
+          "additionalIgnoredNamespaces={flux}",
+          "watcher.podLabels.team=sre",
+          "watcher.readinessProbe.periodSeconds=7",
+          "krply.api.resources.limits.memory=1Gi",
+        ].flatMap(v => ["--set", v]),
+      );
+      const hook = byKind(docs, "ValidatingWebhookConfiguration")[0].webhooks[0];
+      expect(hook.timeoutSeconds).toBe(25);
+      expect(hook.clientConfig.service.path).toMatch(/^\/validate\/[0-9a-f]{10,}$/);
+      expect(hook.namespaceSelector.matchExpressions[0].values).toContain("flux");
+      expect(byKind(docs, "PersistentVolumeClaim")[0].spec.storageClassName).toBe("fast");
+      const bindings = byKind(docs, "RoleBinding").filter(
+        b => b.metadata.name === "pepr-krply-replay",
+      );
+      expect(bindings.map(b => b.metadata.namespace).sort()).toEqual(["shop", "shop-restore"]);
+      const roles = byKind(docs, "ClusterRole").map(r => r.metadata.name);
+      for (const b of bindings) expect(roles).toContain(b.roleRef.name);
+      const pod = byKind(docs, "Deployment").find(d => d.metadata.name === "pepr-krply-watcher")
+        ?.spec.template;
+      expect(pod.metadata.labels.team).toBe("sre");
+      const containers = pod.spec.containers as Doc[];
+      expect(containers.find(c => c.name === "watcher")?.readinessProbe.periodSeconds).toBe(7);
+      expect(containers.find(c => c.name === "api")?.resources.limits.memory).toBe("1Gi");
+    });
   });
-
-  describe("helm install into the real API server", () => {
-    let api: ApiServer;
-    const helmAt = (...args: string[]) =>
-      execFileSync(helm, [...args, "--kubeconfig", api.kubeconfigs.admin], {
-        encoding: "utf8",
-        stdio: "pipe",
-        timeout: 120_000,
-      });
-
-    beforeAll(async () => {
-      api = await startApiServer();
-    }, 300_000);
-    afterAll(() => api?.dispose());
-
-    it("installs with the README's command, and an unlabelled write never waits for krply", async () => {
-      helmAt(
-        "install",
-        "krply",
-        join(out, "krply-chart"),
-        "-n",
-        "pepr-system",
-        "--create-namespace",
-      );
-      // No admission pod runs here (the harness has no kubelet): an unlabelled ConfigMap is admitted
-      // because the webhook never selects it. A labelled one would be sent to the webhook's Service,
-      // whose name leaves this machine, so that half waits for the harness's egress proxy.
-      const res = await fetchAs(api, "/api/v1/namespaces/default/configmaps", {
-        metadata: { name: "unlabelled" },
-        data: { a: "1" },
-      });
-      expect(res.status).toBe(201);
-      expect(helmAt("upgrade", "krply", join(out, "krply-chart"), "-n", "pepr-system")).toContain(
-        "has been upgraded",
-      );
-      helmAt("uninstall", "krply", "-n", "pepr-system");
-      // The journal's claim and the digest key are kept on purpose (resource-policy keep).
-      const claim = await getAs(
-        api,
-        "/api/v1/namespaces/pepr-system/persistentvolumeclaims/pepr-krply-journal",
-      );
-      expect(claim.status).toBe(200);
-      helmAt("install", "krply", join(out, "krply-chart"), "-n", "pepr-system");
-    }, 300_000);
-  });
-}
-
-function fetchAs(api: ApiServer, path: string, body: Record<string, unknown>) {
-  return kubeRequest(api.info, "admin", "POST", path, body);
-}
-
-function getAs(api: ApiServer, path: string) {
-  return kubeRequest(api.info, "admin", "GET", path);
 }

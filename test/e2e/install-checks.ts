@@ -1,0 +1,133 @@
+import { kubeRequest, type ApiServer } from "../apiserver";
+import {
+  PLAN_LABEL,
+  rbacViolations,
+  WATCHER_PROBE_PATHS,
+  type PolicyRule,
+} from "../../deploy/finalize";
+
+// What an install of krply must leave in the API server, whichever path made it (helm install from
+// the README, or `npm run deploy`): one set of assertions, run against what the server stored.
+
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const NS = "pepr-system";
+const NAME = "pepr-krply";
+
+/** The objects krply creates, by API path; the two kept on uninstall are marked. */
+export const KRPLY_OBJECTS: { path: string; kept?: true; helmOnly?: true }[] = [
+  { path: `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${NAME}` },
+  { path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/replayplans.krply.dev` },
+  { path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/peprstores.pepr.dev` },
+  { path: `/apis/rbac.authorization.k8s.io/v1/clusterroles/${NAME}` },
+  { path: `/apis/rbac.authorization.k8s.io/v1/clusterroles/${NAME}-replay` },
+  { path: `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${NAME}` },
+  { path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles/${NAME}-store` },
+  { path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings/${NAME}-store` },
+  { path: `/api/v1/namespaces/${NS}/serviceaccounts/${NAME}` },
+  { path: `/api/v1/namespaces/${NS}/secrets/${NAME}-module` },
+  { path: `/api/v1/namespaces/${NS}/secrets/${NAME}-tls` },
+  { path: `/api/v1/namespaces/${NS}/secrets/${NAME}-api-path` },
+  { path: `/api/v1/namespaces/${NS}/services/${NAME}` },
+  { path: `/api/v1/namespaces/${NS}/services/${NAME}-watcher` },
+  { path: `/api/v1/namespaces/${NS}/services/${NAME}-api` },
+  { path: `/apis/apps/v1/namespaces/${NS}/deployments/${NAME}` },
+  { path: `/apis/apps/v1/namespaces/${NS}/deployments/${NAME}-watcher` },
+  { path: `/api/v1/namespaces/${NS}/persistentvolumeclaims/${NAME}-journal`, kept: true },
+  { path: `/api/v1/namespaces/${NS}/secrets/${NAME}-digest-key`, kept: true, helmOnly: true },
+];
+
+export async function getObject(api: ApiServer, path: string): Promise<Doc | null> {
+  const res = await kubeRequest(api.info, "admin", "GET", path);
+  if (res.status === 404) return null;
+  if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status}: ${res.text}`);
+  return res.json<Doc>();
+}
+
+async function mustGet(api: ApiServer, path: string): Promise<Doc> {
+  const doc = await getObject(api, path);
+  if (!doc) throw new Error(`krply's install has no ${path}`);
+  return doc;
+}
+
+let serial = 0;
+
+/**
+ * Asserts everything an install of krply must have put in the API server. The digest-key Secret is
+ * made only by the chart (the manifests' recorder keeps its key in a file beside the journal).
+ */
+export async function expectInstalled(api: ApiServer, opts: { digestKey: boolean }): Promise<void> {
+  for (const o of KRPLY_OBJECTS.filter(o => opts.digestKey || !o.helmOnly)) {
+    await mustGet(api, o.path);
+  }
+  const hooks = (await mustGet(api, KRPLY_OBJECTS[0].path)).webhooks as Doc[];
+  expect(hooks).toHaveLength(2);
+  for (const hook of hooks) {
+    const onlyPlans = (hook.rules as Doc[]).every(r => r.resources.join() === "replayplans");
+    expect(onlyPlans || hook.objectSelector?.matchExpressions?.[0]?.key === PLAN_LABEL).toBe(true);
+  }
+  // No admission pod runs in the harness: an unlabelled write is admitted only because the
+  // webhook never selects it.
+  const cm = await kubeRequest(api.info, "admin", "POST", "/api/v1/namespaces/default/configmaps", {
+    metadata: { name: `unlabelled-${process.pid}-${++serial}` },
+    data: { a: "1" },
+  });
+  expect(cm.status).toBe(201);
+
+  for (const crd of ["replayplans.krply.dev", "peprstores.pepr.dev"]) {
+    const doc = await mustGet(
+      api,
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`,
+    );
+    const established = (doc.status?.conditions ?? []).find((c: Doc) => c.type === "Established");
+    expect({ crd, established: established?.status }).toEqual({ crd, established: "True" });
+  }
+  const roles = await Promise.all(
+    [NAME, `${NAME}-replay`].map(n =>
+      mustGet(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${n}`),
+    ),
+  );
+  expect(
+    rbacViolations(
+      roles.flatMap(r => r.rules as PolicyRule[]),
+      false,
+    ),
+  ).toEqual([]);
+  const binding = await mustGet(
+    api,
+    `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings/${NAME}-store`,
+  );
+  expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: NAME, namespace: NS }]);
+
+  const watcher = await mustGet(api, `/apis/apps/v1/namespaces/${NS}/deployments/${NAME}-watcher`);
+  expect(watcher.spec.strategy.type).toBe("Recreate");
+  const pod = watcher.spec.template.spec;
+  expect(pod.securityContext.fsGroup).toBe(65532);
+  expect((pod.containers as Doc[]).map(c => c.name).sort()).toEqual(["api", "watcher"]);
+  const recorder = (pod.containers as Doc[]).find(c => c.name === "watcher");
+  expect(recorder?.readinessProbe.httpGet.path).toBe(WATCHER_PROBE_PATHS.readiness);
+  expect(recorder?.readinessProbe.httpGet.port).toBe(9464);
+  const volumes = new Map((pod.volumes as Doc[]).map(v => [v.name, v]));
+  expect(volumes.get("journal")?.persistentVolumeClaim.claimName).toBe(`${NAME}-journal`);
+
+  const service = await mustGet(api, `/api/v1/namespaces/${NS}/services/${NAME}-api`);
+  expect((service.spec.ports as Doc[]).map(p => [p.name, p.port])).toEqual([
+    ["http", 8080],
+    ["recorder-metrics", 9464],
+  ]);
+  const key = await getObject(api, `/api/v1/namespaces/${NS}/secrets/${NAME}-digest-key`);
+  expect(key !== null).toBe(opts.digestKey);
+  if (key) expect(Buffer.from(key.data.key, "base64").length).toBeGreaterThanOrEqual(32);
+}
+
+/** Polls until none of the objects exists (a CRD goes once its finalizer has run). */
+export async function expectGone(api: ApiServer, paths: string[], timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let left = paths;
+  while (left.length > 0 && Date.now() < deadline) {
+    const found = await Promise.all(left.map(async p => ((await getObject(api, p)) ? p : null)));
+    left = found.filter((p): p is string => p !== null);
+    if (left.length > 0) await new Promise(r => setTimeout(r, 500));
+  }
+  expect(left).toEqual([]);
+}
