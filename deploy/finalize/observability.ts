@@ -1,5 +1,5 @@
+import { PROBE_PATHS } from "../../src/metrics/serve";
 import { helm, templateOf } from "./helm-text";
-import { METRICS_PORT } from "./objects";
 
 type Json = Record<string, unknown>;
 
@@ -7,21 +7,23 @@ type Json = Record<string, unknown>;
  * Where the recorder answers Kubernetes' probes: on its metrics port, beside /metrics. The watcher's
  * own Pepr /healthz (port 3000) says only that Pepr's server runs, not that the recorder records.
  */
-export const WATCHER_PROBE_PATHS = { readiness: "/readyz", liveness: "/livez" } as const;
+export const WATCHER_PROBE_PATHS = PROBE_PATHS;
 
 /** The watcher container's probes, as values (Pepr's template renders .Values.watcher.*Probe). */
 export function watcherProbes(): { readinessProbe: Json; livenessProbe: Json } {
-  const probe = (path: string, periodSeconds: number, failureThreshold: number) => ({
-    httpGet: { path, port: METRICS_PORT, scheme: "HTTP" },
-    initialDelaySeconds: 10,
-    periodSeconds,
+  // Port "metrics" is the watcher container's 9464 (objects.ts watcherAdditions).
+  const probe = (path: string, initialDelaySeconds: number, failureThreshold: number) => ({
+    httpGet: { path, port: "metrics", scheme: "HTTP" },
+    initialDelaySeconds,
+    periodSeconds: 10,
     failureThreshold,
   });
   return {
-    // Unready while the recorder starts, retries or refuses a damaged journal; traffic to the pod's
-    // Services stops, the pod is not restarted (a restart would not repair the journal).
+    // Unready while the recorder starts, retries, refuses a damaged journal or lacks a stream's
+    // baseline; traffic to the pod's Services stops, nothing restarts (that would not repair it).
     readinessProbe: probe(WATCHER_PROBE_PATHS.readiness, 10, 3),
-    // Only a hung process fails this one; three minutes of failures before a restart.
+    // The metrics server starts only once Pepr's Store is ready, so liveness waits 30 s and then
+    // allows a minute of failures: only a hung process fails it.
     livenessProbe: probe(WATCHER_PROBE_PATHS.liveness, 30, 6),
   };
 }

@@ -194,11 +194,18 @@ export function describeChart(dist: string): void {
         ).find(c => c.name === "watcher");
         expect(watcher?.readinessProbe.httpGet).toEqual({
           path: WATCHER_PROBE_PATHS.readiness,
-          port: 9464,
+          port: "metrics",
           scheme: "HTTP",
         });
-        expect(watcher?.livenessProbe.httpGet.path).toBe(WATCHER_PROBE_PATHS.liveness);
-        expect(watcher?.ports.map((p: Doc) => p.containerPort)).toContain(9464);
+        expect(watcher?.livenessProbe.httpGet).toEqual({
+          path: WATCHER_PROBE_PATHS.liveness,
+          port: "metrics",
+          scheme: "HTTP",
+        });
+        // The named port is the recorder's metrics port, where KRPLY_METRICS_PORT has it listen.
+        const metrics = (watcher?.ports as Doc[]).find(p => p.name === "metrics");
+        expect(metrics?.containerPort).toBe(9464);
+        expect(watcher?.env.find((e: Doc) => e.name === "KRPLY_METRICS_PORT")?.value).toBe("9464");
       }
     });
 

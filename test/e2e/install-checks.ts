@@ -106,7 +106,10 @@ export async function expectInstalled(api: ApiServer, opts: { digestKey: boolean
   expect((pod.containers as Doc[]).map(c => c.name).sort()).toEqual(["api", "watcher"]);
   const recorder = (pod.containers as Doc[]).find(c => c.name === "watcher");
   expect(recorder?.readinessProbe.httpGet.path).toBe(WATCHER_PROBE_PATHS.readiness);
-  expect(recorder?.readinessProbe.httpGet.port).toBe(9464);
+  const port = (recorder?.ports as Doc[]).find(
+    p => p.name === recorder?.readinessProbe.httpGet.port,
+  );
+  expect(port?.containerPort).toBe(9464);
   const volumes = new Map((pod.volumes as Doc[]).map(v => [v.name, v]));
   expect(volumes.get("journal")?.persistentVolumeClaim.claimName).toBe(`${NAME}-journal`);
 
