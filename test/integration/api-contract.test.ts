@@ -366,6 +366,13 @@ it("replay routes: list, read, plan, dry-run and run answer in their shapes (the
   const list = await contract("GET", "/v1/replay-plans", "/v1/replay-plans");
   expect(list.json.data).toEqual([]);
   await contract("GET", "/v1/replay-plans/{id}", "/v1/replay-plans/rp-none", {}, 404);
+  await contract(
+    "GET",
+    "/v1/replay-plans/{id}/approval",
+    "/v1/replay-plans/rp-none/approval",
+    {},
+    404,
+  );
   // Planning needs the source namespaces; a body without them is refused before anything runs.
   await contract(
     "POST",

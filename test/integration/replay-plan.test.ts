@@ -493,7 +493,20 @@ it("serves the replay routes, each authorized by a SubjectAccessReview on replay
     const refused = await call("admin", "POST", "/v1/replay-runs", { plan: id, confirm: true });
     expect(refused.status).toBe(422);
     expect(refused.body.error!.message).toMatch(/not approved/);
+    // The approval route reads the ReplayPlan parts from the cluster: not approved, then approved.
+    const pending = await call("admin", "GET", `/v1/replay-plans/${id}/approval`);
+    expect(pending.status).toBe(200);
+    expect(pending.body.data).toMatchObject({
+      approved: false,
+      problem: expect.stringMatching(/not approved/),
+    });
+    expect((await call("nobody", "GET", `/v1/replay-plans/${id}/approval`)).status).toBe(403);
     await approve(id);
+    const approved = await call("admin", "GET", `/v1/replay-plans/${id}/approval`);
+    expect(approved.body.data).toMatchObject({ approved: true, problem: null });
+    expect(approved.body.data.parts).toEqual([
+      expect.objectContaining({ approved: true, expired: false, approvedBy: "admin" }),
+    ]);
     const run = await call("admin", "POST", "/v1/replay-runs", { plan: id, confirm: true });
     expect(run.status).toBe(201);
     expect(run.body.data.ok).toBe(true);

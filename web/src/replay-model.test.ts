@@ -80,20 +80,50 @@ describe("replay review", () => {
     expect(planStage(plan, dry(), []).canApply).toBe(true);
   });
 
-  it("says what is known of approval: proven by an apply, refused with the reason, or awaited", () => {
+  it("reads approval from the cluster when it can", () => {
+    const stage = planStage(plan, dry(), []);
+    const part = {
+      name: "rp-1",
+      approved: true,
+      expired: false,
+      approvedBy: "alice",
+      approvalExpiresAt: "t9",
+    };
+    expect(
+      approvalView(plan, stage, null, { approved: true, problem: null, parts: [part] }, null),
+    ).toEqual({
+      state: "approved",
+      text: "approved by alice, until t9",
+    });
+    expect(
+      approvalView(
+        plan,
+        stage,
+        null,
+        { approved: false, problem: "ReplayPlan rp-1 is not approved", parts: [] },
+        null,
+      ),
+    ).toEqual({ state: "pending", text: "not approved: ReplayPlan rp-1 is not approved" });
+  });
+
+  it("else says what the journal shows: proven by an apply, refused with the reason, or unknown", () => {
     const applied = planStage(plan, dry(), [
       run({ startedAt: "t1", ok: false }),
       run({ runId: "run-2" }),
     ]);
     expect(applied.lastRun?.runId).toBe("run-2");
-    expect(approvalView(plan, applied, null).state).toBe("applied");
+    expect(approvalView(plan, applied, null, null, null).state).toBe("applied");
     const none = planStage(plan, dry(), []);
-    expect(approvalView(plan, none, "ReplayPlan rp-1 is not approved")).toEqual({
+    expect(approvalView(plan, none, "ReplayPlan rp-1 is not approved", null, null)).toEqual({
       state: "refused",
       text: "not approved: ReplayPlan rp-1 is not approved",
     });
-    expect(approvalView(plan, none, null).state).toBe("unknown");
-    expect(approvalView(plan, none, null).text).toContain("spec.approved on ReplayPlan rp-1");
+    const unknown = approvalView(plan, none, null, null, "cannot reach the target cluster");
+    expect(unknown.state).toBe("unknown");
+    expect(unknown.text).toContain(
+      "the cluster could not be read: cannot reach the target cluster",
+    );
+    expect(unknown.text).toContain("spec.approved on ReplayPlan rp-1");
   });
 
   it("parses namespace maps and lists strictly", () => {

@@ -107,20 +107,54 @@ export function planStage(plan: Plan, dryRun: DryRun | null, runs: ApplyRun[]): 
 }
 
 export interface ApprovalView {
-  state: "applied" | "refused" | "unknown";
+  state: "approved" | "applied" | "refused" | "pending" | "unknown";
   text: string;
 }
 
+/** GET /v1/replay-plans/{id}/approval: the ReplayPlan parts as the target cluster has them now. */
+export interface ClusterApproval {
+  approved: boolean;
+  problem: string | null;
+  parts: {
+    name: string;
+    approved: boolean;
+    expired: boolean;
+    approvedBy: string | null;
+    approvalExpiresAt: string | null;
+  }[];
+}
+
 /**
- * What is known about approval. Approval is spec.approved on the plan's ReplayPlan objects in the
- * target cluster, stamped by admission; the journal records only what an apply made of it. A
- * successful apply proves the approval stood; a refused one carries the reason.
+ * Where approval stands. Approval is spec.approved on the plan's ReplayPlan objects in the target,
+ * stamped by admission: the sidecar reads them (`cluster`); when it cannot, what the journal shows is
+ * used: a successful apply proves the approval stood, a refused one carries the reason.
  */
-export function approvalView(plan: Plan, stage: PlanStage, refusal: string | null): ApprovalView {
+export function approvalView(
+  plan: Plan,
+  stage: PlanStage,
+  refusal: string | null,
+  cluster: ClusterApproval | null,
+  clusterError: string | null,
+): ApprovalView {
+  if (cluster) {
+    if (cluster.approved) {
+      const who = [...new Set(cluster.parts.map(p => p.approvedBy).filter(Boolean))].join(", ");
+      const until = cluster.parts
+        .map(p => p.approvalExpiresAt)
+        .filter(Boolean)
+        .sort()[0];
+      return {
+        state: "approved",
+        text: `approved${who ? ` by ${who}` : ""}${until ? `, until ${until}` : ""}`,
+      };
+    }
+    return { state: "pending", text: `not approved: ${cluster.problem ?? "no approval"}` };
+  }
+  const unread = clusterError ? ` (the cluster could not be read: ${clusterError})` : "";
   if (stage.lastRun?.ok)
     return {
       state: "applied",
-      text: `approved: the apply run ${stage.lastRun.runId} at ${stage.lastRun.startedAt} was allowed`,
+      text: `approved: the apply run ${stage.lastRun.runId} at ${stage.lastRun.startedAt} was allowed${unread}`,
     };
   const why = refusal ?? stage.lastRun?.message ?? null;
   if (why && /approv|expired|ReplayPlan/i.test(why))
@@ -128,8 +162,8 @@ export function approvalView(plan: Plan, stage: PlanStage, refusal: string | nul
   return {
     state: "unknown",
     text:
-      `awaiting approval in the target cluster: set spec.approved on ReplayPlan ${plan.id} ` +
-      `(kubectl patch, GitOps or krply replay approve); the apply is refused until every part is approved`,
+      `unknown${unread}; approve by setting spec.approved on ReplayPlan ${plan.id} ` +
+      `(kubectl patch, GitOps or krply replay approve): the apply is refused until every part is approved`,
   };
 }
 

@@ -17,6 +17,7 @@ import {
 import { ApiError } from "../errors";
 import { route, type Route } from "../route";
 import { anyJson, isoTime, nameText, text } from "../schemas";
+import { approvalRoute } from "./replay-approval";
 
 /** Where the replay routes find the journal and the target cluster. */
 export interface ReplayDeps {
@@ -30,7 +31,7 @@ export const configuredReplayDeps: ReplayDeps = {
 };
 
 /** The target, or 503 when the sidecar has no way to reach its cluster. */
-async function targetOf(deps: ReplayDeps): Promise<KubeClient> {
+export async function targetOf(deps: ReplayDeps): Promise<KubeClient> {
   try {
     return await deps.target();
   } catch (err) {
@@ -39,15 +40,17 @@ async function targetOf(deps: ReplayDeps): Promise<KubeClient> {
 }
 
 /** 404 unless the journal holds the plan; checked before the target is contacted. */
-function mustExist(store: ReplayStore, id: string): void {
+export function mustExist(store: ReplayStore, id: string): void {
   if (!store.plan(id)) throw new ApiError("not_found", `no replay plan ${id} in the journal`);
 }
 
-const planId = z.strictObject({ id: text("id", 64).regex(/^[a-z0-9-]+$/, "is not a plan id") });
+export const planId = z.strictObject({
+  id: text("id", 64).regex(/^[a-z0-9-]+$/, "is not a plan id"),
+});
 const LIST = { resource: "replayplans", verb: "list" } as const;
-const GET = { resource: "replayplans", verb: "get" } as const;
+export const GET = { resource: "replayplans", verb: "get" } as const;
 
-async function withStore<T>(
+export async function withStore<T>(
   journalPath: string,
   readonly: boolean,
   body: (s: ReplayStore) => Promise<T> | T,
@@ -129,6 +132,7 @@ export function replayRoutes(deps: ReplayDeps = configuredReplayDeps): Route[] {
           }
         }),
     }),
+    approvalRoute(deps),
     route({
       method: "POST",
       path: "/v1/replay-plans",

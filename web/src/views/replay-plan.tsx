@@ -10,6 +10,7 @@ import {
   refText,
   verdictCounts,
   type ApplyRun,
+  type ClusterApproval,
   type DryRun,
   type Plan,
   type PlanRow,
@@ -39,6 +40,14 @@ export function PlanReview({ id }: { id: string }) {
     async (a, signal) =>
       parsePlain<Stored>(await a.get(`/v1/replay-plans/${encodeURIComponent(id)}`, {}, signal))
         .data,
+  );
+  // Approval lives in the target cluster; a failure to read it is shown, not hidden.
+  const approvalLoad = useLoad<ClusterApproval>(
+    JSON.stringify([id, refresh, "approval"]),
+    async (a, signal) =>
+      parsePlain<ClusterApproval>(
+        await a.get(`/v1/replay-plans/${encodeURIComponent(id)}/approval`, {}, signal),
+      ).data,
   );
   const act = async (what: Exclude<Pending, null>) => {
     setWorking(true);
@@ -76,6 +85,8 @@ export function PlanReview({ id }: { id: string }) {
           s.plan,
           stage,
           actionError?.code === "unanswerable" ? actionError.message : null,
+          approvalLoad?.status === "ok" ? approvalLoad.value : null,
+          approvalLoad?.status === "error" ? approvalLoad.error.message : null,
         );
         return (
           <>
@@ -87,7 +98,10 @@ export function PlanReview({ id }: { id: string }) {
                   Dry run: {dryRunText(stage.dryRun, s.dryRun)}
                 </li>
                 <li data-testid="approval-status" data-state={approval.state}>
-                  Approval: {approval.text}
+                  Approval:{" "}
+                  {approvalLoad?.status === "loading"
+                    ? "reading the ReplayPlan objects…"
+                    : approval.text}
                 </li>
                 <li data-testid="apply-status">
                   Apply:{" "}
