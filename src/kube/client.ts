@@ -1,11 +1,12 @@
 import type { Readable } from "node:stream";
 import type { RequestOptions } from "node:https";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
-import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { Agent, request, type Dispatcher } from "undici";
 import { logger } from "../log/logger";
 import { apiErrorFrom, toNetworkError } from "./errors";
 import { parseJsonText } from "./json";
+import { KubeConfigFile } from "./kubeconfig";
 
 const log = logger("kube");
 
@@ -54,11 +55,15 @@ export interface KubeConfigSource {
   context?: string;
 }
 
-/** Loads a KubeConfig the way kubectl does: file, default chain or in-cluster, then the context. */
-export function loadKubeConfig(src: KubeConfigSource = {}): KubeConfig {
-  const kc = new KubeConfig();
-  if (src.kubeconfig) kc.loadFromFile(src.kubeconfig);
-  else kc.loadFromDefault(); // falls back to the service account when KUBERNETES_SERVICE_HOST is set
+/**
+ * Loads a kubeconfig the way kubectl does: file, default chain or in-cluster, then the context.
+ * client-node is not loaded here (see kubeconfig.ts); only a user whose auth it must compute loads it.
+ */
+export function loadKubeConfig(src: KubeConfigSource = {}): KubeConfigFile {
+  // A path list in --kubeconfig is one file, as with kubectl; only $KUBECONFIG is a list.
+  const kc = src.kubeconfig
+    ? KubeConfigFile.fromFiles([src.kubeconfig])
+    : KubeConfigFile.fromDefault();
   if (src.context) {
     if (!kc.getContexts().some(c => c.name === src.context)) {
       throw new Error(`context "${src.context}" not found in kubeconfig`);
@@ -101,21 +106,32 @@ function header(
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** How a request gets its auth headers: from the kubeconfig, or from client-node for a delegated user. */
+type AuthSource = () => Promise<Record<string, string>>;
+
 /**
- * client-node refuses http:// servers unless TLS verification is off, though TLS is not used there
- * (kubectl proxy, test fakes). For those servers only, auth is computed from a copy with the flag set.
+ * An exec plugin or auth-provider runs through client-node, imported only here. client-node refuses
+ * http:// servers unless TLS verification is off, though TLS is not used there (kubectl proxy, test
+ * fakes), so for those servers its copy has the flag set.
  */
-function authConfig(kc: KubeConfig): KubeConfig {
-  const current = kc.getCurrentCluster();
-  if (!current || !current.server.startsWith("http://")) return kc;
-  const copy = new KubeConfig();
-  copy.loadFromOptions({
-    clusters: kc.clusters.map(c => (c.name === current.name ? { ...c, skipTLSVerify: true } : c)),
-    users: kc.users,
-    contexts: kc.contexts,
-    currentContext: kc.currentContext,
-  });
-  return copy;
+async function delegatedAuth(kc: KubeConfigFile): Promise<AuthSource> {
+  const { KubeConfig: ClientNodeConfig } = await import("@kubernetes/client-node");
+  const { stringify } = await import("yaml");
+  const doc = kc.currentAsDocument() as { clusters: { cluster: Record<string, unknown> }[] };
+  if (kc.getCurrentCluster()?.server.startsWith("http://"))
+    doc.clusters[0].cluster["insecure-skip-tls-verify"] = true;
+  const cn: KubeConfig = new ClientNodeConfig();
+  cn.loadFromString(stringify(doc));
+  return async () => {
+    const opts: RequestOptions = {};
+    await cn.applyToHTTPSOptions(opts);
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(opts.headers ?? {})) {
+      if (typeof v === "string" || typeof v === "number") out[k] = String(v);
+    }
+    if (opts.auth) out.Authorization = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
+    return out;
+  };
 }
 
 /**
@@ -126,33 +142,29 @@ function authConfig(kc: KubeConfig): KubeConfig {
  */
 export class KubeClient {
   private closed = false;
+  /** Bytes of JSON answers read so far (the listing engine frees their garbage by this count). */
+  bytesRead = 0;
   /** Start times of requests still waiting for their response headers. */
   private readonly waiting = new Set<{ at: number }>();
 
   private constructor(
-    readonly kubeConfig: KubeConfig,
+    readonly kubeConfig: KubeConfigFile,
     readonly server: string,
     private readonly agent: Agent,
-    /** The config auth headers come from (see authConfig). */
-    private readonly authKc: KubeConfig,
+    /** Where each request's auth headers come from (tokens rotate). */
+    private readonly auth: AuthSource,
     /** The protocol the server negotiated at creation. */
     readonly protocol: "h2" | "http/1.1",
   ) {}
 
   /** Creates a client; TLS material is read once, auth headers are refreshed per request. */
-  static async create(kc: KubeConfig): Promise<KubeClient> {
+  static async create(kc: KubeConfigFile): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error("kubeconfig has no current cluster");
-    const authKc = authConfig(kc);
-    const opts: RequestOptions = {};
-    await authKc.applyToHTTPSOptions(opts);
-    const tls = {
-      ca: opts.ca as string | Buffer | undefined,
-      cert: opts.cert as string | Buffer | undefined,
-      key: opts.key as string | Buffer | undefined,
-      rejectUnauthorized: cluster.skipTLSVerify ? false : opts.rejectUnauthorized,
-      servername: opts.servername,
-    };
+    const auth: AuthSource = kc.getCurrentUser()?.delegated
+      ? await delegatedAuth(kc)
+      : () => Promise.resolve(kc.authHeaders());
+    const tls: ConnectionOptions = kc.tls();
     const server = cluster.server.replace(/\/+$/, "");
     const protocol = await negotiatedProtocol(server, tls);
     const agent = new Agent({
@@ -168,7 +180,7 @@ export class KubeClient {
         : {}),
     });
     log.debug({ server, protocol }, "kube client created");
-    return new KubeClient(kc, server, agent, authKc, protocol);
+    return new KubeClient(kc, server, agent, auth, protocol);
   }
 
   /** Requests that have waited longer than olderThanMs for their response headers (a metric). */
@@ -179,15 +191,8 @@ export class KubeClient {
   }
 
   // Exec plugins and token files rotate credentials, so headers are built for every request.
-  private async authHeaders(): Promise<Record<string, string>> {
-    const opts: RequestOptions = {};
-    await this.authKc.applyToHTTPSOptions(opts);
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) {
-      if (typeof v === "string" || typeof v === "number") out[k] = String(v);
-    }
-    if (opts.auth) out.Authorization = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
-    return out;
+  private authHeaders(): Promise<Record<string, string>> {
+    return this.auth();
   }
 
   private async send(
@@ -250,6 +255,7 @@ export class KubeClient {
     } catch (err) {
       throw toNetworkError(err, `${method} ${url}: reading body`);
     }
+    this.bytesRead += text.length;
     if (res.statusCode < 200 || res.statusCode >= 300) {
       throw apiErrorFrom(
         res.statusCode,
@@ -259,7 +265,10 @@ export class KubeClient {
       );
     }
     // A list answer can hold Secrets, and JSON.parse's message quotes the text: never keep it.
-    return { status: res.statusCode, data: parseJsonText(text, `${method} ${url}: the answer`) as T };
+    return {
+      status: res.statusCode,
+      data: parseJsonText(text, `${method} ${url}: the answer`) as T,
+    };
   }
 
   /** Opens a streaming GET (a watch); the caller reads body and must destroy it when done. */
@@ -284,7 +293,7 @@ export class KubeClient {
 const shared = new Map<string, Promise<KubeClient>>();
 
 /** One client (and so one Agent) per cluster and user within a process. */
-export function clientFor(kc: KubeConfig): Promise<KubeClient> {
+export function clientFor(kc: KubeConfigFile): Promise<KubeClient> {
   const key = `${kc.getCurrentCluster()?.server ?? ""}|${kc.getCurrentUser()?.name ?? ""}|${kc.currentContext}`;
   let c = shared.get(key);
   if (!c) {
