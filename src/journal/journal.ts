@@ -331,6 +331,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     busyTimeoutMs: options.busyTimeoutMs,
     nativeBinding: options.nativeBinding,
     sync: options.sync,
+    pageCacheKiB: options.pageCacheKiB,
   });
   let journal: SqliteJournal;
   try {

@@ -71,6 +71,11 @@ export interface JournalOptions {
   keyframeEvery?: number;
   /** Bounded cache of the last version per object, so appends diff without a read. */
   lastVersionCacheSize?: number;
+  /**
+   * Upper bound of SQLite's page cache in KiB (default 64 MiB). The cache fills up to it as a long
+   * journal is appended to, so a process that must stay small (the recorder) sets less.
+   */
+  pageCacheKiB?: number;
   redact?: Partial<RedactOptions>;
   retention?: RetentionOptions;
   /** Object-record ids per generation of the dedup window (two generations; 2 to 4 bytes per id). */

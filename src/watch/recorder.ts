@@ -23,6 +23,15 @@ import type { EngineOptions, StreamSpec, StreamStatus } from "./types";
 
 const log = logger("recorder");
 
+/**
+ * The recorder's journal caches, smaller than the journal's defaults (10k versions, 64 MiB of pages),
+ * which are sized for bulk appends. The recorder appends at the API server's rate, where a cache miss
+ * (one keyframe read back, tens of microseconds) costs nothing measurable, while 10k cached ConfigMaps
+ * of 4 KiB held about 50 MiB of heap, and the page cache grows to its bound as the journal does
+ * (docs/benchmarks.md, recorder and scale). Options from the configuration override these.
+ */
+export const RECORDER_JOURNAL_CACHES = { lastVersionCacheSize: 2048, pageCacheKiB: 8192 };
+
 /** Everything the recorder needs to run: from the config in the cluster, from flags in the CLI. */
 export interface RecorderConfig {
   journalPath: string;
@@ -375,6 +384,7 @@ export class Recorder {
         return openJournal(this.config.journalPath, {
           check: "tail",
           recorderLease: true,
+          ...RECORDER_JOURNAL_CACHES,
           ...this.config.journal,
         });
       } catch (err) {

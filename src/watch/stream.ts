@@ -304,6 +304,7 @@ export class StreamRunner implements SinkOwner {
         recs.pop(); // the completion marker is written once, after the last page
         if (recs.length > 0) await this.push(recs);
         if (this.sinkFailure) throw this.sinkFailure;
+        this.ctx.trimmer?.listed(client.bytesRead);
       } while (cont !== "");
       if (expired) continue;
       const [marker] = baselineRecords({

@@ -4,6 +4,7 @@ import { JournalError, type Journal } from "../journal";
 import { logger } from "../log/logger";
 import { RecorderMetrics } from "../metrics/recorder-metrics";
 import { JournalSink, type SinkItem } from "./sink";
+import { HeapTrimmer } from "./heap-trim";
 import { StreamRunner } from "./stream";
 import {
   EngineOptionsSchema,
@@ -90,6 +91,7 @@ export class Supervisor {
       log: logger("watch"),
       options,
       random: o.random ?? Math.random,
+      trimmer: new HeapTrimmer(),
     };
     this.gauges = setInterval(() => this.updateGauges(), 5000);
     this.gauges.unref();

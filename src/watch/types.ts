@@ -69,6 +69,8 @@ export interface EngineContext {
   log: Logger;
   options: EngineOptions;
   random: () => number;
+  /** Frees the garbage of LIST answers as they accumulate (see heap-trim.ts). */
+  trimmer?: { listed(totalRead: number): void };
 }
 
 /** Where a stream starts: from the journal's durable checkpoint, or with a fresh list. */

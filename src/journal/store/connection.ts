@@ -24,6 +24,8 @@ export interface ConnectionOptions {
   busyTimeoutMs?: number;
   nativeBinding?: string;
   sync?: "FULL" | "NORMAL";
+  /** Writer only: the page cache's upper bound (default pageCacheKiB). */
+  pageCacheKiB?: number;
 }
 
 /**
@@ -101,7 +103,7 @@ export function connect(path: string, opts: ConnectionOptions): Database.Databas
       db.pragma(`synchronous = ${opts.sync ?? CONNECTION_DEFAULTS.sync}`);
       // A batch inserts into the index pages of many objects and streams; a larger page cache keeps
       // the hot ones in memory from one commit to the next.
-      db.pragma(`cache_size = -${CONNECTION_DEFAULTS.pageCacheKiB}`);
+      db.pragma(`cache_size = -${opts.pageCacheKiB ?? CONNECTION_DEFAULTS.pageCacheKiB}`);
     }
     migrate(db, opts.readonly);
     return db;
