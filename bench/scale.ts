@@ -9,15 +9,14 @@
 //        --ceiling-s N (20), --measure-s N (60), --minutes N (30), --startup-records N (1000000),
 //        --data DIR (harness data dir; reused, so objects are created once per size)
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { build } from "esbuild";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { eventRecord, streamIdOf, type JournalRecord } from "../src/event";
-import { openJournal, openJournalView } from "../src/journal";
+import { JournalError, openJournal, openJournalView } from "../src/journal";
 import { KubeClient, loadKubeConfig } from "../src/kube/client";
 import { ApiError } from "../src/kube/errors";
 import { startApiServer } from "../test/apiserver";
 import { tempJournalPath } from "../test/support/journal-fixtures";
+import { shippedCli } from "./lib-cli-bundle";
 import { rng } from "./lib-kube-workload";
 
 function flag(args: string[], name: string, def: number): number {
@@ -240,34 +239,13 @@ function startWriters(
   };
 }
 
-/** Builds the shipped CLI bundle (running it through tsx would add the toolchain to the RSS). */
-async function cliRunner(dir: string): Promise<string> {
-  const bundle = join(dir, "krply.js");
-  await build({
-    entryPoints: [join(__dirname, "..", "src", "cli", "main.ts")],
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    outfile: bundle,
-    external: ["better-sqlite3"],
-    logLevel: "error",
-  });
-  const runner = join(dir, "run-krply.js");
-  writeFileSync(runner, `require(${JSON.stringify(bundle)}).runCli(process.argv);\n`);
-  return runner;
-}
-
 function record(runner: string, kubeconfig: string, store: string, extra: string[]): ChildProcess {
   const child = spawn(
     process.execPath,
     [runner, "record", "--kubeconfig", kubeconfig, ...extra, "--store", store],
     {
       stdio: ["ignore", "ignore", "pipe"],
-      env: {
-        ...process.env,
-        KRPLY_LOG_LEVEL: "warn",
-        NODE_PATH: join(__dirname, "..", "node_modules"),
-      },
+      env: { ...process.env, KRPLY_LOG_LEVEL: "warn" },
     },
   );
   child.stderr!.on("data", (d: Buffer) => {
@@ -281,7 +259,15 @@ function record(runner: string, kubeconfig: string, store: string, extra: string
 function journalState(store: string): { rv: [number, number]; live: number; streams: number } {
   // A stream of another cluster (the start-up journal's old history) is not part of this run.
   if (!existsSync(store)) return { rv: [0, 0], live: 0, streams: 0 };
-  const v = openJournalView(store);
+  let v: ReturnType<typeof openJournalView>;
+  try {
+    v = openJournalView(store);
+  } catch (err) {
+    // The recorder has created the file but not yet its schema: nothing recorded yet.
+    if (err instanceof JournalError && err.code === "READONLY")
+      return { rv: [0, 0], live: 0, streams: 0 };
+    throw err;
+  }
   try {
     const rv: [number, number] = [0, 0];
     let live = 0;
@@ -405,9 +391,12 @@ export async function main(args: string[]): Promise<void> {
     console.log(`${k.padEnd(40)} ${v.padStart(16)}   ${target}`);
   };
   let child: ChildProcess | null = null;
+  const cleanups: (() => void)[] = [];
   try {
     const targets = await ensureWorkload(admin, objects, namespaces, crShare, "scale");
-    const runner = await cliRunner(tmp.dir);
+    const cli = shippedCli();
+    cleanups.push(cli.cleanup);
+    const runner = cli.runner;
 
     // 1. Start-up on a journal of startupRecords records (--startup-records 0 skips it).
     if (startupRecords >= 1000)
@@ -533,6 +522,7 @@ export async function main(args: string[]): Promise<void> {
     );
   } finally {
     child?.kill("SIGKILL");
+    for (const c of cleanups) c();
     await admin.close();
     tmp.cleanup();
     await server.dispose();
