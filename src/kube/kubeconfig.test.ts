@@ -47,7 +47,7 @@ describe("KubeConfigFile", () => {
     );
     const kc = loadKubeConfig({ kubeconfig: file });
     expect(kc.getCurrentCluster()?.server).toBe("https://h:6443");
-    expect(kc.getCurrentContext()?.namespace).toBe("shop");
+    expect(kc.currentContextEntry()?.namespace).toBe("shop");
     const tls = kc.tls();
     expect(String(tls.ca)).toBe("CA FROM FILE");
     expect(String(tls.cert)).toBe("CERT");
@@ -101,7 +101,7 @@ describe("KubeConfigFile", () => {
       dir,
     );
     expect(kc.getCurrentCluster()?.server).toBe("https://[fd00::1]:443");
-    expect(kc.getCurrentContext()?.namespace).toBe("krply");
+    expect(kc.currentContextEntry()?.namespace).toBe("krply");
     expect(String(kc.tls().ca)).toBe("SA CA");
     expect(kc.authHeaders()).toEqual({ Authorization: "Bearer sa-token" });
   });

@@ -226,17 +226,23 @@ export class KubeConfigFile {
     this.currentContext = name;
   }
 
-  getCurrentContext(): KubeContext | undefined {
+  /** The current context's name, as client-node's KubeConfig answers it. */
+  getCurrentContext(): string {
+    return this.currentContext;
+  }
+
+  /** The current context's entry. */
+  currentContextEntry(): KubeContext | undefined {
     return this.contexts.find(c => c.name === this.currentContext);
   }
 
   getCurrentCluster(): KubeCluster | null {
-    const ctx = this.getCurrentContext();
+    const ctx = this.currentContextEntry();
     return (ctx && this.clusters.find(c => c.name === ctx.cluster)) ?? null;
   }
 
   getCurrentUser(): KubeUser | null {
-    const ctx = this.getCurrentContext();
+    const ctx = this.currentContextEntry();
     return (ctx && this.users.find(u => u.name === ctx.user)) ?? null;
   }
 
@@ -245,7 +251,7 @@ export class KubeConfigFile {
    * delegated user's auth from.
    */
   currentAsDocument(): Record<string, unknown> {
-    const ctx = this.getCurrentContext();
+    const ctx = this.currentContextEntry();
     const c = this.getCurrentCluster();
     const u = this.getCurrentUser();
     const cluster: Record<string, unknown> = { server: c?.server ?? "" };
