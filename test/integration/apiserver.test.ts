@@ -301,6 +301,8 @@ test("the harness survives SIGKILL and restarts on the same data dir with the sa
       data: { k: "v" },
     });
     expect(made.status).toBe(201);
+    const route = { service: "hook.restart.svc", port: 443, localPort: 9443 };
+    await own.egress.register(route);
     const rvOf = (res: KubeResponse): string | undefined =>
       res.json<ConfigMap>().metadata?.resourceVersion;
     const before = { url: own.url, tokens: own.tokens, rv: rvOf(made) };
@@ -308,6 +310,8 @@ test("the harness survives SIGKILL and restarts on the same data dir with the sa
     const after = await kubeRequest(own.info, "admin", "GET", `${path}/survivor`);
     expect(after.status).toBe(200);
     expect({ url: own.url, tokens: own.tokens, rv: rvOf(after) }).toEqual(before);
+    // Egress routes live in the data dir too, so a test's local webhook stays reachable.
+    expect((await own.egress.log()).routes).toEqual([route]);
     const replayed = "/api/v1/namespaces/replay-restart/configmaps/missing";
     expect((await kubeRequest(own.info, "replayer", "GET", replayed)).status).toBe(404);
     expect((await kubeRequest(own.info, "nobody", "GET", path)).status).toBe(403);
