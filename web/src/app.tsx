@@ -1,6 +1,6 @@
 // The shell: banner, navigation, the current view (from the URL hash) and the token prompt.
 import { Component, type ComponentChildren } from "preact";
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { apiClient, TOKEN_KEY, type ApiFailure, type TokenStore } from "./api-client";
 import { hrefOf, parseHash, VIEW_TITLES, VIEWS, type RouteState } from "./route-state";
 import { SharedContext } from "./ui/context";
@@ -37,9 +37,13 @@ export function App() {
     () => apiClient((u, i) => fetch(u, i), sessionTokens, onUnauthorized),
     [onUnauthorized],
   );
+  const firstView = useRef(true);
   useEffect(() => {
     document.title = `${route.unknown ? "Not found" : VIEW_TITLES[route.view]} · krply`;
-    document.getElementById("main")?.focus({ preventScroll: true });
+    // After a move to another view, focus goes to its content (as a page load would put a reader at
+    // the top); on the first load it stays put, so the skip link remains the first Tab stop.
+    if (firstView.current) firstView.current = false;
+    else document.getElementById("main")?.focus({ preventScroll: true });
   }, [route.view, route.unknown]);
   const [pending, setPending] = useState(0);
   const busy = useCallback((d: 1 | -1) => setPending(n => n + d), []);
