@@ -54,6 +54,20 @@ export function describeChart(dist: string): void {
       expect(
         execFileSync(helm, ["lint", join(out, "krply-chart")], { encoding: "utf8" }),
       ).toContain("0 chart(s) failed");
+      // In its release namespace and with non-default values, lint renders every template cleanly.
+      const strict = execFileSync(
+        helm,
+        ["lint", "--strict", join(out, "krply-chart"), "-n", "pepr-system"].concat(
+          ...[
+            "admission.webhookTimeout=25",
+            "krply.serviceMonitor.enabled=true",
+            "krply.replay.namespaces={shop}",
+          ].map(v => ["--set", v]),
+        ),
+        { encoding: "utf8" },
+      );
+      expect(strict).toContain("0 chart(s) failed");
+      expect(strict).not.toMatch(/\[(ERROR|WARNING)\]/);
     });
 
     it("never sends an unlabelled write to krply", () => {

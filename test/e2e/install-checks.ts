@@ -73,6 +73,21 @@ export async function expectInstalled(api: ApiServer, opts: { digestKey: boolean
     data: { a: "1" },
   });
   expect(cm.status).toBe(201);
+  // A labelled one is sent to the admission Service, which nothing serves: failurePolicy Fail
+  // denies it, and the API server's call went to the harness's egress proxy, which refused it.
+  const seen = (await api.egress.log()).events.at(-1)?.seq ?? 0;
+  const labelled = await kubeRequest(
+    api.info,
+    "admin",
+    "POST",
+    "/api/v1/namespaces/default/configmaps",
+    { metadata: { name: `labelled-${process.pid}-${++serial}`, labels: { [PLAN_LABEL]: "p" } } },
+  );
+  expect(labelled.status).toBeGreaterThanOrEqual(400);
+  expect(labelled.text).toMatch(/failed calling webhook/);
+  const dialed = (await api.egress.log(seen)).events;
+  expect(dialed.length).toBeGreaterThan(0);
+  expect(dialed.map(e => e.outcome)).toEqual(dialed.map(() => "refused"));
 
   for (const crd of ["replayplans.krply.dev", "peprstores.pepr.dev"]) {
     const doc = await mustGet(
