@@ -55,14 +55,16 @@ describe("time strip markers", () => {
     expect(prunedMarker(t(-5), range)[0]).toMatchObject({ left: 0, width: MIN_WIDTH });
   });
 
-  it("spans the range from the earliest time to the end, at least a minute", () => {
+  it("spans the range from the earliest time to the end, at least a second", () => {
     expect(stripRange([t(20), null, t(5), "junk"], Date.parse(t(600)))).toEqual({
       fromMs: Date.parse(t(5)),
       toMs: Date.parse(t(600)),
     });
     expect(stripRange([], Date.parse(t(600)))).toEqual({
-      fromMs: Date.parse(t(540)),
+      fromMs: Date.parse(t(599)),
       toMs: Date.parse(t(600)),
     });
+    // A short history fills the strip instead of being squeezed to its right edge.
+    expect(stripRange([t(590)], Date.parse(t(600))).fromMs).toBe(Date.parse(t(590)));
   });
 });

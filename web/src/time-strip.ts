@@ -41,8 +41,9 @@ export function stripRange(times: (string | null | undefined)[], endMs: number):
     const v = ms(t);
     if (Number.isFinite(v) && v < from) from = v;
   }
-  // A strip of zero length cannot place anything; give it a minute.
-  if (endMs - from < 60_000) from = endMs - 60_000;
+  // A strip of zero length cannot place anything; give it a second (more would squeeze a short
+  // history into its right edge).
+  if (endMs - from < 1000) from = endMs - 1000;
   return { fromMs: from, toMs: endMs };
 }
 
