@@ -20,6 +20,8 @@ export interface UiSidecarOptions {
   target?: () => Promise<KubeClient>;
   /** Anything else the test probes (authorizer, uiDir, timeouts). */
   over?: Partial<ApiServerOptions>;
+  /** The bearer token rig.api sends, when the sidecar checks tokens. */
+  token?: string;
 }
 
 /** The sidecar's routes with the replay group bound to `target`. */
@@ -47,8 +49,8 @@ export interface UiRig {
   sidecar: ApiServer;
   /** The UI's address of a view with its hash parameters (URL-encoded, keys sorted like the UI). */
   url(view: string, params?: Record<string, string>): string;
-  /** A sidecar answer read directly (the truth the UI is compared with). */
-  api<T = unknown>(path: string): Promise<T>;
+  /** A sidecar answer read directly (the truth the UI is compared with); throws unless 2xx. */
+  api<T = unknown>(path: string, init?: RequestInit): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -81,9 +83,13 @@ export async function openUiRig(opts: UiSidecarOptions = {}): Promise<UiRig> {
       const s = q.toString();
       return `${server.url}/#/${view}${s ? `?${s}` : ""}`;
     },
-    api: async <T>(path: string) => {
-      const r = await call(server, path);
-      if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${r.text}`);
+    api: async <T>(path: string, init: RequestInit = {}) => {
+      const headers = new Headers(init.headers);
+      if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
+      if (init.body) headers.set("content-type", "application/json");
+      const r = await call(server, path, { ...init, headers });
+      if (r.status >= 300)
+        throw new Error(`${init.method ?? "GET"} ${path}: ${r.status} ${r.text}`);
       return r.json as T;
     },
     close: async () => {
