@@ -199,6 +199,10 @@ export const IMPLEMENTATIONS: readonly ControlImplementation[] = [
         name: "sees every API group, but only objects that carry the plan label",
       },
       { file: CHART_T, name: "never sends an unlabelled write to krply" },
+      {
+        file: "test/e2e/webhook-egress.test.ts",
+        name: "denies a plan-labelled ConfigMap, and admits an unlabelled one without calling krply",
+      },
       { file: GATE_T, name: "lets unlabelled writes through untouched" },
     ],
   }),
@@ -351,6 +355,10 @@ export const IMPLEMENTATIONS: readonly ControlImplementation[] = [
       {
         file: CHART_T,
         name: "adds the journal volume, the sidecar and its Service; values size the volume",
+      },
+      {
+        file: "test/e2e/image-layout.test.ts",
+        name: "starts the controller, which unpacks and forks the module, as uid 65532; the recorder turns ready",
       },
     ],
   }),
