@@ -3,6 +3,7 @@ import { MANIFEST_COPY_ANNOTATIONS } from "./event";
 import { DefaultResources } from "./kube/discovery";
 import type { Selection } from "./watch/selection";
 import { EngineOptionsSchema, type EngineOptions } from "./watch/types";
+import { LOG_LEVELS, logLevelOf, type LogLevel } from "./log/level";
 
 /** Environment variables as the process sees them; `process.env` in the cluster, a literal in tests. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -10,9 +11,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /** Where the watcher controller keeps the journal: the directory is the PVC mount. */
 const DEFAULT_JOURNAL_PATH = "/var/lib/krply/journal.db";
 
-/** pino's levels; Pepr logs with pino too, so its LOG_LEVEL takes the same names. */
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+// The levels and the logger's own reading of them live with the logger (src/log/level.ts).
+export { LOG_LEVELS, logLevelOf, type LogLevel };
 
 const LogLevelSchema = z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` });
 
@@ -578,17 +578,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
     },
     logLevel: s.KRPLY_LOG_LEVEL ?? pepr.data.LOG_LEVEL ?? "info",
   };
-}
-
-/**
- * The log level alone, for the logger, which exists before any configuration is loaded. It never
- * throws: an invalid level logs at info here, and loadConfig reports it where the configuration loads.
- */
-export function logLevelOf(env: Env): LogLevel {
-  const value = [env.KRPLY_LOG_LEVEL, env.LOG_LEVEL].find(isSet);
-  if (value === undefined) return "info";
-  const level = LogLevelSchema.safeParse(value.trim());
-  return level.success ? level.data : "info";
 }
 
 /**

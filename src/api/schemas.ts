@@ -1,6 +1,8 @@
 // Input schemas shared by the routes. Query values arrive as strings, so each schema parses text.
 import { z } from "zod";
-import { RecordTypeSchema } from "../event";
+import { RECORD_TYPES } from "../event";
+
+const RecordTypeSchema = z.enum(RECORD_TYPES);
 
 /** A name as Kubernetes allows (object names, namespaces, kinds), bounded and printable. */
 export const nameText = (what: string) =>

@@ -1,4 +1,6 @@
-export * from "./schema";
+// Types only: the zod schemas stay in ./schema, so importing src/event does not load zod.
+export type * from "./schema";
+export { RECORD_TYPES, WATCH_TYPES } from "./enums";
 export { streamIdOf, parseStreamId } from "./stream-id";
 export { eventIdFor, recordIdFor, objectHash, canonicalJson } from "./ids";
 export type { LiveEventIdInput, BaselineEventIdInput } from "./ids";

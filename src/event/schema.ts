@@ -1,19 +1,13 @@
+// The wire format of krply. src/event's index exports only the types from here: the schemas are for
+// tests and validation, and building them at import would load zod into every journal read.
 import { z } from "zod";
+import { RECORD_TYPES, WATCH_TYPES } from "./enums";
 
 /** Every kind of row the journal holds; the wire format of krply. */
-export const RecordTypeSchema = z.enum([
-  "event",
-  "baseline",
-  "gap",
-  "coverage_change",
-  "audit_correlation",
-  "snapshot",
-  "checkpoint",
-  "pruned",
-]);
+export const RecordTypeSchema = z.enum(RECORD_TYPES);
 export type RecordType = z.infer<typeof RecordTypeSchema>;
 
-export const WatchTypeSchema = z.enum(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
+export const WatchTypeSchema = z.enum(WATCH_TYPES);
 export type WatchType = z.infer<typeof WatchTypeSchema>;
 
 /** A stream is one list/watch: order holds inside it and never across streams. */
@@ -147,10 +141,3 @@ export const JournalRecordSchema = z.object({
   audit: AuditCorrelationSchema.optional(),
 });
 export type JournalRecord = z.infer<typeof JournalRecordSchema>;
-
-/** One line of a watch stream, as the API server sends it. */
-export const WatchEventSchema = z.object({
-  type: WatchTypeSchema,
-  object: z.looseObject({}),
-});
-export type WatchEvent = z.infer<typeof WatchEventSchema>;

@@ -1,9 +1,11 @@
-import { StreamKeySchema, type StreamKey } from "./schema";
+import type { StreamKey } from "./schema";
 
 // Empty components are common (core group, all namespaces, no selector), so they print as "-".
 // A literal "-" is escaped so the mapping stays one-to-one.
 const EMPTY = "-";
 const FIELDS = ["clusterId", "group", "version", "resource", "namespace", "selector"] as const;
+/** The parts a stream key cannot leave empty (StreamKeySchema's min(1) fields). */
+const REQUIRED = new Set<string>(["clusterId", "version", "resource"]);
 
 function encodePart(value: string): string {
   if (value === "") return EMPTY;
@@ -33,13 +35,15 @@ export function parseStreamId(id: string): StreamKey {
   } catch (err) {
     throw new Error(`invalid stream id "${id}": bad percent-encoding`, { cause: err });
   }
-  const key = Object.fromEntries(FIELDS.map((f, i) => [f, decoded[i]]));
-  const parsed = StreamKeySchema.safeParse(key);
-  if (!parsed.success) {
-    throw new Error(`invalid stream id "${id}": ${parsed.error.message}`, { cause: parsed.error });
+  // Checked by hand, not with StreamKeySchema: every journal read parses stream ids, and a CLI read
+  // must not load zod for it (docs/benchmarks.md, CLI start-up). The checks are the schema's.
+  const empty = FIELDS.filter((f, i) => REQUIRED.has(f) && decoded[i] === "");
+  if (empty.length > 0) {
+    throw new Error(`invalid stream id "${id}": ${empty.join(", ")} must not be empty`);
   }
-  if (streamIdOf(parsed.data) !== id) {
+  const key = Object.fromEntries(FIELDS.map((f, i) => [f, decoded[i]])) as StreamKey;
+  if (streamIdOf(key) !== id) {
     throw new Error(`invalid stream id "${id}": not in canonical form`);
   }
-  return parsed.data;
+  return key;
 }

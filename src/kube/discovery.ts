@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { KubeClient } from "./client";
+import { ALIASES } from "./aliases";
 import { ApiError } from "./errors";
 
 /** A resource the server serves, as discovery describes it. */
@@ -14,36 +15,8 @@ export interface ApiResource {
   shortNames: string[];
 }
 
-/** kubectl's short names, so they resolve even when discovery omits them. */
-export const ALIASES: Readonly<Record<string, string>> = {
-  cm: "configmaps",
-  cj: "cronjobs",
-  crd: "customresourcedefinitions",
-  crds: "customresourcedefinitions",
-  csr: "certificatesigningrequests",
-  deploy: "deployments",
-  ds: "daemonsets",
-  ep: "endpoints",
-  ev: "events",
-  hpa: "horizontalpodautoscalers",
-  ing: "ingresses",
-  limits: "limitranges",
-  netpol: "networkpolicies",
-  no: "nodes",
-  ns: "namespaces",
-  pc: "priorityclasses",
-  pdb: "poddisruptionbudgets",
-  po: "pods",
-  pv: "persistentvolumes",
-  pvc: "persistentvolumeclaims",
-  quota: "resourcequotas",
-  rc: "replicationcontrollers",
-  rs: "replicasets",
-  sa: "serviceaccounts",
-  sc: "storageclasses",
-  sts: "statefulsets",
-  svc: "services",
-};
+// A file of its own, free of zod, so materialize (the CLI's reads) can name kinds without loading it.
+export { ALIASES };
 
 export { DefaultResources } from "./default-resources";
 

@@ -1,5 +1,6 @@
 import type { JournalRecord } from "../event";
 import type { ManagedFieldsEntry } from "./fields-v1";
+import { compareTimes } from "./order";
 
 /** Who made a recorded change, and how krply knows it. */
 export type Actor =
@@ -75,7 +76,7 @@ export function actorFromManagedFields(
     previous === undefined ? now : now.filter(e => before.get(entryKey(e)) !== (e.time ?? ""));
   const pool = changed.length > 0 ? changed : now;
   if (pool.length === 0) return { source: "unknown", reason: "the object has no managedFields" };
-  const e = [...pool].sort((a, b) => (b.time ?? "").localeCompare(a.time ?? ""))[0];
+  const e = [...pool].sort((a, b) => compareTimes(b.time ?? "", a.time ?? ""))[0];
   const actor: Actor = {
     source: "managedFields",
     manager: e.manager ?? "(unknown)",

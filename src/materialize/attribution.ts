@@ -1,5 +1,6 @@
 import type { FieldChange } from "./field-diff";
 import { ownership, parseFieldsV1, type FieldSetNode, type ManagedFieldsEntry } from "./fields-v1";
+import { compareTimes } from "./order";
 
 /** Who wrote a field: a managedFields entry of the later version. */
 export interface Attribution {
@@ -39,7 +40,7 @@ function toAttribution(e: ManagedFieldsEntry, basis: Attribution["basis"]): Attr
 }
 
 const newestFirst = (a: ParsedEntry, b: ParsedEntry): number =>
-  (b.entry.time ?? "").localeCompare(a.entry.time ?? "");
+  compareTimes(b.entry.time ?? "", a.entry.time ?? "");
 
 const identity = (e: ManagedFieldsEntry): string =>
   `${e.manager ?? ""}\u0000${e.operation ?? ""}\u0000${e.subresource ?? ""}`;

@@ -1,6 +1,6 @@
 // Turns what a person typed (a cluster, "deploy", "Deployments") into what the journal recorded.
 import type { JournalView } from "../journal";
-import { ALIASES } from "../kube/discovery";
+import { ALIASES } from "../kube/aliases";
 
 /** The cluster to answer for: the one wanted, or the only cluster the journal holds. */
 export function resolveCluster(view: JournalView, wanted: string | undefined): string {

@@ -5,6 +5,7 @@ import { coverageAt, streamsFor } from "./coverage";
 import { materializedOf, parseTime } from "./provenance";
 import type { MaterializedObject, Snapshot } from "./types";
 import { warn } from "./warnings";
+import { compareTimes } from "./order";
 
 export interface SnapshotOptions {
   /** Leave objects out of the answer (the record only keeps watermarks anyway). */
@@ -247,6 +248,6 @@ export function snapshotObjects(
 export function expiredSnapshots(list: SnapshotSummary[], keep: number): SnapshotSummary[] {
   if (!Number.isInteger(keep) || keep < 0)
     throw new Error(`keep must be a whole number, got ${keep}`);
-  const sorted = [...list].sort((a, b) => a.takenAt.localeCompare(b.takenAt));
+  const sorted = [...list].sort((a, b) => compareTimes(a.takenAt, b.takenAt));
   return sorted.slice(0, Math.max(0, sorted.length - keep));
 }

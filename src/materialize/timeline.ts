@@ -6,6 +6,7 @@ import { fieldDiff } from "./field-diff";
 import { withoutServerFields } from "./normalize";
 import type { AttributedChange } from "./types";
 import { describeGap, objectLabel, warn } from "./warnings";
+import { compareTimes } from "./order";
 
 /** One entry of an object's timeline: a recorded version, or a gap in its stream. */
 export interface TimelineEntry {
@@ -112,6 +113,6 @@ export function timeline(
   }
   const pruned = view.prunedBefore();
   if (pruned) warnings.push(warn.prunedVersions(pruned));
-  entries.sort((a, b) => a.observedAt.localeCompare(b.observedAt));
+  entries.sort((a, b) => compareTimes(a.observedAt, b.observedAt));
   return answer(entries, coverageOf(gaps, pruned), warnings);
 }

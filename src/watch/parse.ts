@@ -1,7 +1,10 @@
 import { z } from "zod";
-import { WatchEventSchema, type KubeObject } from "../event";
+import { WATCH_TYPES, type KubeObject } from "../event";
 import { StatusSchema, type Status } from "../kube/errors";
 import { parseJsonText } from "../kube/json";
+
+/** One line of a watch stream, as the API server sends it. */
+const WatchEventSchema = z.object({ type: z.enum(WATCH_TYPES), object: z.looseObject({}) });
 
 const ObjectWithRvSchema = z.looseObject({
   metadata: z.looseObject({

@@ -290,6 +290,18 @@ describe("start-up", () => {
     ])
       expect({ marker, found: text.includes(marker) }).toEqual({ marker, found: false });
   });
+
+  it("a local read (timeline, reconstruct, ...) loads the journal but no zod, YAML or kube client", () => {
+    const chunks = join(tools.dir, "cli", "chunks");
+    const local = readdirSync(chunks).find(f => f.startsWith("local-"));
+    expect(local).toBeDefined();
+    const loaded = [...staticGraph(join(chunks, local!))];
+    const text = loaded.map(f => readFileSync(f, "utf8")).join("\n");
+    expect(text).toContain("journal_mode");
+    // zod is for validating input, which a read of a local journal by --store does not need.
+    for (const marker of ["ZodType", "@kubernetes/client-node", "YAMLMap"])
+      expect({ marker, found: text.includes(marker) }).toEqual({ marker, found: false });
+  });
 });
 
 describe("help", () => {
