@@ -4,7 +4,7 @@
 // Baseline measured in this run: the same questions asked in-process (no HTTP, no pool).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeCursor } from "../src/api";
 import { openJournal, openJournalView } from "../src/journal";
@@ -64,11 +64,29 @@ function rssMiB(pid: number): { total: number; anon: number } {
   return { total: kb("VmRSS") / 1024, anon: kb("RssAnon") / 1024 };
 }
 
-async function startSidecar(path: string): Promise<{ url: string; child: ChildProcess }> {
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(`--${name}`);
+  return i < 0 ? undefined : args[i + 1];
+}
+
+/** CPU time (user + system, ms) a process has used, all its threads together. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second).
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+async function startSidecar(
+  path: string,
+  profileDir: string | undefined,
+): Promise<{ url: string; child: ChildProcess }> {
   // The bundle the container runs, built now so it is this checkout's code.
   const root = join(__dirname, "..");
   execFileSync("npm", ["run", "build:api"], { cwd: root, stdio: "ignore" });
-  const child = spawn(process.execPath, [join(root, "dist", "api", "main.js")], {
+  // --profile DIR: a CPU profile of every thread of the sidecar, written when it stops.
+  const prof = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...prof, join(root, "dist", "api", "main.js")], {
     env: {
       ...process.env,
       KRPLY_JOURNAL: path,
@@ -110,6 +128,7 @@ async function load(
   snapshots: boolean,
 ) {
   const peak = rssMiB(pid);
+  const cpu0 = cpuMs(pid);
   const sampler = setInterval(() => {
     const now = rssMiB(pid);
     peak.total = Math.max(peak.total, now.total);
@@ -139,6 +158,7 @@ async function load(
   stop = true;
   await poster;
   clearInterval(sampler);
+  const cpu = cpuMs(pid) - cpu0;
   const row = {
     run: label,
     reqPerSec: Math.round(r.requests.average),
@@ -148,6 +168,9 @@ async function load(
     errors: r.errors + r.timeouts,
     peakRssMiB: Math.round(peak.total),
     peakAnonRssMiB: Math.round(peak.anon),
+    // The sidecar's CPU per answered request (snapshots included): what the load costs, whatever
+    // else the machine runs. With 50 requests always open, latency is at least 50 x this / cores.
+    cpuMsPerReq: r.requests.total > 0 ? Math.round((cpu / r.requests.total) * 10) / 10 : null,
     snapshots: snapshots ? snaps.length : undefined,
     snapshotMedianMs: snapshots && snaps.length ? median(snaps.map(s => s.ms)) : undefined,
     snapshotStatuses: snapshots ? [...new Set(snaps.map(s => s.status))].join(",") : undefined,
@@ -156,7 +179,10 @@ async function load(
   return row;
 }
 
-/** Runs the benchmark; `--events N` (default 1M), `--seconds N` per run (10), `--fresh` rebuilds. */
+/**
+ * Runs the benchmark; `--events N` (default 1M), `--seconds N` per run (10), `--fresh` rebuilds,
+ * `--only history|events` runs that load alone and with snapshots, `--profile DIR` profiles the sidecar.
+ */
 export async function main(args: string[]): Promise<void> {
   const events = flag(args, "events", 1_000_000);
   const seconds = flag(args, "seconds", 10);
@@ -205,7 +231,7 @@ export async function main(args: string[]): Promise<void> {
     `baseline in-process: timeline ${baseHistory.toFixed(1)} ms, events page of 100 ${baseEvents.toFixed(1)} ms (medians)`,
   );
 
-  const { url, child } = await startSidecar(path);
+  const { url, child } = await startSidecar(path, option(args, "profile"));
   try {
     console.log(`sidecar ${url} (pid ${child.pid}), ${seconds} s per run, 50 connections`);
     await load(
@@ -216,17 +242,27 @@ export async function main(args: string[]): Promise<void> {
       2,
       false,
     );
-    const rows = [
-      await load("history", url, child.pid!, history, seconds, false),
-      await load("events", url, child.pid!, eventPaths, seconds, false),
-      await load("history + 1 snapshot/s", url, child.pid!, history, seconds, true),
-      await load("events + 1 snapshot/s", url, child.pid!, eventPaths, seconds, true),
-    ];
+    const only = option(args, "only");
+    const rows = [];
+    for (const snapshots of [false, true]) {
+      for (const [name, paths] of [
+        ["history", history],
+        ["events", eventPaths],
+      ] as const) {
+        if (only && only !== name) continue;
+        const label = snapshots ? `${name} + 1 snapshot/s` : name;
+        rows.push(await load(label, url, child.pid!, paths, seconds, snapshots));
+      }
+    }
+    const cores = availableParallelism();
     for (const r of rows) {
       const base = r.run.startsWith("history") ? baseHistory : baseEvents;
+      const floor = r.cpuMsPerReq === null ? "?" : ((50 * r.cpuMsPerReq) / cores).toFixed(0);
       console.log(
         `${r.run}: ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (target < 50), ` +
-          `peak RSS ${r.peakRssMiB} MiB (target < 256; ${r.peakAnonRssMiB} MiB heap, the rest the mapped journal), p50 is ${(r.p50Ms / base).toFixed(1)}x the in-process median`,
+          `peak RSS ${r.peakRssMiB} MiB (target < 256; ${r.peakAnonRssMiB} MiB anonymous, the rest mapped files), ` +
+          `p50 is ${(r.p50Ms / base).toFixed(1)}x the in-process median; ${r.cpuMsPerReq} ms CPU per request, ` +
+          `so p50 >= ${floor} ms with 50 open requests on ${cores} cores (${loadavg()[0].toFixed(1)} load)`,
       );
     }
   } finally {

@@ -242,7 +242,9 @@ const fields = {
     ),
   KRPLY_API_WORKERS: wholeNumber(1, 16)
     .prefault("2")
-    .describe("Worker threads for heavy queries (snapshot, diff, search, export, history)."),
+    .describe(
+      "Worker threads for history, events pages and the other per-object reads; snapshot, diff, search and export run on one more, low-priority thread.",
+    ),
   KRPLY_API_QUERY_TIMEOUT_MS: milliseconds()
     .prefault("15000")
     .describe(

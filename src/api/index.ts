@@ -17,6 +17,6 @@ export {
 export { ApiError, type ErrorBody, type ErrorCode, type FieldError } from "./errors";
 export { API_METRIC_NAMES, apiMetrics } from "./metrics";
 export { openApiDocument } from "./openapi";
-export { DEFAULT_OFFLOAD, serverOptionsOf } from "./options";
+export { DEFAULT_BACKGROUND, DEFAULT_OFFLOAD, SIDECAR_VIEW, serverOptionsOf } from "./options";
 export { encodeCursor, decodeCursor, type EventFilters } from "./queries";
 export { clusterReviewApi, kubernetesAuthorizer } from "./auth";

@@ -1,5 +1,6 @@
 // The sidecar under load it must survive: a query past its limit, and a stop with requests in flight.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildJournal } from "../../bench/lib-materialize-data";
 import { call, startApiServer, testServerOptions } from "../../test/support/api-fixtures";
@@ -33,6 +34,31 @@ it("cancels a query past its limit with a 503, replaces the worker and stays up"
     for (let i = 0; i < 100 && !/krply_api_worker_replacements_total 1/.test(await metrics()); i++)
       await new Promise(res => setTimeout(res, 50));
     expect(await metrics()).toMatch(/krply_api_worker_replacements_total 1/);
+  } finally {
+    await server.close();
+  }
+});
+
+/** Nice values of this process's threads (Linux sets them per thread), from /proc. */
+function threadNices(): number[] {
+  const dir = `/proc/${process.pid}/task`;
+  return readdirSync(dir).map(t => {
+    const stat = readFileSync(join(dir, t, "stat"), "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+  });
+}
+
+it("runs heavy queries on one background thread at low CPU priority, the rest at the process's", async () => {
+  const before = threadNices();
+  const server = await startApiServer(testServerOptions(tmp.path));
+  try {
+    const r = await call(server, "/v1/snapshots?dryRun=true", heavy);
+    expect(r.status).toBe(200);
+    const own = before.filter(n => n === 15).length;
+    expect(threadNices().filter(n => n === 15).length).toBe(own + 1);
+    // The main thread (whose tid is the pid) keeps its priority.
+    const main = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, "utf8");
+    expect(Number(main.slice(main.lastIndexOf(")") + 2).split(" ")[16])).not.toBe(15);
   } finally {
     await server.close();
   }

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
+import { Worker, type ResourceLimits } from "node:worker_threads";
 import type { Logger } from "../log/logger";
 import { ApiError, fromWire, type WireError } from "./errors";
 
@@ -9,10 +9,29 @@ export interface WorkerData {
   busyTimeoutMs: number;
   /** better-sqlite3's addon the parent loads (KRPLY_SQLITE_BINDING); undefined: the package's own. */
   nativeBinding?: string;
+  /**
+   * "background": the lane of heavy queries (snapshots, diff, search, export). Its thread runs at a
+   * low CPU priority, so on a small machine it takes the cores only when interactive queries leave
+   * them idle; and it is the one lane that appends (the sidecar's single writer).
+   */
+  lane?: "interactive" | "background";
+  /** Whether queries here may append (a snapshot record): the background lane, or every worker without one. */
+  writes?: boolean;
+  /** The view's mapped bytes and page cache (JournalViewOptions); every view is its own. */
+  mmapBytes?: number;
+  pageCacheKiB?: number;
 }
 
 export type WorkerRequest =
-  | { type: "query"; id: number; name: string; input: unknown; now: number }
+  | {
+      type: "query";
+      id: number;
+      name: string;
+      input: unknown;
+      now: number;
+      /** Answer with the value as JSON text (see QueryPool.run). */
+      text?: boolean;
+    }
   | { type: "close" };
 
 export type WorkerReply =
@@ -39,12 +58,23 @@ export interface PoolOptions {
   observer?: PoolObserver;
   /** The worker script; defaults to worker.js beside the bundle (worker.ts under tsx or jest). */
   script?: string;
+  /** V8 heap limits of each worker (see YOUNG_GENERATION_MB). */
+  resourceLimits?: ResourceLimits;
 }
+
+/**
+ * A worker's young generation, in MiB. V8's default (three 16 MiB semi-spaces) lets each isolate
+ * hold up to 48 MiB of short-lived garbage resident; a query's garbage (decoded versions, diffs) is
+ * dead by its answer, so small semi-spaces cost a few more scavenges and keep the sidecar's memory
+ * within its budget.
+ */
+export const YOUNG_GENERATION_MB = 12;
 
 interface Task {
   id: number;
   name: string;
   input: unknown;
+  text: boolean;
   timeoutMs: number;
   resolve(v: unknown): void;
   reject(e: Error): void;
@@ -105,7 +135,11 @@ export class QueryPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.script, { workerData: this.opts.data, execArgv: this.execArgv });
+    const worker = new Worker(this.script, {
+      workerData: this.opts.data,
+      execArgv: this.execArgv,
+      resourceLimits: this.opts.resourceLimits ?? { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
     worker.unref();
     const slot: Slot = {
       worker,
@@ -154,8 +188,17 @@ export class QueryPool {
     return slot;
   }
 
-  /** Runs a query in a worker; rejects with a 503 ApiError past its time limit. */
-  run(name: string, input: unknown, timeoutMs = this.opts.timeoutMs): Promise<unknown> {
+  /**
+   * Runs a query in a worker; rejects with a 503 ApiError past its time limit. With `text` the
+   * worker answers with the value as JSON text: a string crosses threads as one copy, where an
+   * object graph is cloned field by field and then serialized again on the event loop.
+   */
+  run(
+    name: string,
+    input: unknown,
+    timeoutMs = this.opts.timeoutMs,
+    text = false,
+  ): Promise<unknown> {
     if (this.closing)
       return Promise.reject(new ApiError("unavailable", "the server is shutting down"));
     if (this.queue.length >= this.opts.maxQueue) {
@@ -171,6 +214,7 @@ export class QueryPool {
         id: this.nextId++,
         name,
         input,
+        text,
         timeoutMs,
         resolve,
         reject,
@@ -200,6 +244,7 @@ export class QueryPool {
         name: task.name,
         input: task.input,
         now: Date.now(),
+        ...(task.text ? { text: true } : {}),
       };
       slot.worker.postMessage(req);
     }

@@ -66,8 +66,9 @@ export interface QueryContext {
 
 /** Opens a writer for the sidecar's rare appends: busy_timeout waits out the recorder's transactions. */
 export function openSnapshotWriter(journalPath: string, busyTimeoutMs: number): Journal {
-  // It appends one small record at a time, so the per-object cache the recorder needs is not kept.
-  return openJournal(journalPath, { busyTimeoutMs, lastVersionCacheSize: 16 });
+  // It appends one small record at a time, so neither the per-object cache nor the recorder's
+  // 64 MiB page cache is kept.
+  return openJournal(journalPath, { busyTimeoutMs, lastVersionCacheSize: 16, pageCacheKiB: 2048 });
 }
 
 function cluster(view: JournalView, wanted: string | undefined): string {

@@ -7,7 +7,12 @@ import type { z } from "zod";
 import type { Action, Principal } from "./authorizer";
 import type { QueryInput, QueryName, QueryOutput } from "./queries";
 
-/** What a handler answers: JSON, or a stream of text chunks (NDJSON). */
+/** A JSON answer already serialized (by a pool worker), sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** What a handler answers: JSON (a value, or JsonText), or a stream of text chunks (NDJSON). */
 export type Reply =
   | { status?: number; headers?: Record<string, string>; json: unknown }
   | {
@@ -21,6 +26,11 @@ export type Reply =
 /** Runs a named query: on the main thread, or in the worker pool for the heavy ones. */
 export interface QueryRunner {
   run<K extends QueryName>(name: K, input: QueryInput<K>): Promise<QueryOutput<K>>;
+  /**
+   * The query's answer as the reply's JSON, for routes that send it unchanged: from a worker it
+   * arrives serialized (JsonText), so the event loop neither clones nor serializes it.
+   */
+  answer<K extends QueryName>(name: K, input: QueryInput<K>): Promise<JsonText | QueryOutput<K>>;
 }
 
 /** The server itself, for the routes that describe it. */

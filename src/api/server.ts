@@ -10,7 +10,7 @@ import { apiMetrics, type ApiMetrics } from "./metrics";
 import { QueryPool } from "./pool";
 import { runQuery, type QueryName } from "./queries";
 import { openApiDocument } from "./openapi";
-import type { AppInfo, QueryRunner, Reply, Route } from "./route";
+import { JsonText, type AppInfo, type QueryRunner, type Reply, type Route } from "./route";
 import { DEFAULT_UI_DIR, uiFiles } from "./static-ui";
 
 export interface ApiServerOptions {
@@ -31,6 +31,13 @@ export interface ApiServerOptions {
   routes: readonly Route[];
   /** Queries run in the worker pool; the rest run on the main thread's view. */
   offload: ReadonlySet<QueryName>;
+  /**
+   * Of those, the ones that run on the single background worker (low CPU priority, the only
+   * writer), so a snapshot never holds up a history page. Default: none.
+   */
+  background?: ReadonlySet<QueryName>;
+  /** Mapped bytes and page cache of each view (the main thread's and each worker's). */
+  view?: { mmapBytes: number; pageCacheKiB: number };
   workerScript?: string;
   log?: Logger;
   /** The built web UI (web/dist) served at / and /ui/; default the repo's web/dist, null turns it off. */
@@ -123,31 +130,41 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const log = opts.log ?? logger("api");
   const busy = { count: () => 0 };
   const metrics = apiMetrics(() => busy.count());
-  const workers = new QueryPool({
-    size: opts.workers,
-    timeoutMs: opts.queryTimeoutMs,
-    maxQueue: opts.maxQueue,
-    // A worker thread has module state of its own: it is told which addon this process loads.
-    data: {
-      journalPath: opts.journalPath,
-      busyTimeoutMs: opts.busyTimeoutMs,
-      nativeBinding: nativeBindingInUse(),
-    },
-    log,
-    observer: metrics.pool,
-    script: opts.workerScript,
-  });
-  busy.count = () => workers.busy;
+  const background = opts.background ?? new Set<QueryName>();
+  const lane = (size: number, kind: "interactive" | "background") =>
+    new QueryPool({
+      size,
+      timeoutMs: opts.queryTimeoutMs,
+      maxQueue: opts.maxQueue,
+      data: {
+        journalPath: opts.journalPath,
+        busyTimeoutMs: opts.busyTimeoutMs,
+        // A worker thread has module state of its own: it is told which addon this process loads.
+        nativeBinding: nativeBindingInUse(),
+        lane: kind,
+        writes: kind === "background" || background.size === 0,
+        ...opts.view,
+      },
+      log,
+      observer: metrics.pool,
+      script: opts.workerScript,
+    });
+  const workers = lane(opts.workers, "interactive");
+  // Only when some query goes there: it is one more thread, view and (on a snapshot) writer.
+  const heavy = background.size > 0 ? lane(1, "background") : null;
+  const pools = heavy ? [workers, heavy] : [workers];
+  busy.count = () => pools.reduce((n, p) => n + p.busy, 0);
+  const closePools = () => Promise.all(pools.map(p => p.close()));
   let view = null as JournalView | null;
   const mainView = (): JournalView => {
-    view ??= openJournalView(opts.journalPath, { busyTimeoutMs: opts.busyTimeoutMs });
+    view ??= openJournalView(opts.journalPath, { busyTimeoutMs: opts.busyTimeoutMs, ...opts.view });
     return view;
   };
   try {
     mainView();
-    await workers.ready();
+    await Promise.all(pools.map(p => p.ready()));
   } catch (err) {
-    await workers.close();
+    await closePools();
     view?.close();
     throw new Error(`cannot open journal ${opts.journalPath}`, { cause: err });
   }
@@ -156,14 +173,22 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     busyTimeoutMs: opts.busyTimeoutMs,
     now: () => Date.now(),
   };
+  /** The pool a query runs in; null: the main thread. */
+  const poolOf = (name: QueryName): QueryPool | null =>
+    heavy && background.has(name) ? heavy : opts.offload.has(name) ? workers : null;
+  const onMain = (name: QueryName, input: unknown): Promise<unknown> => {
+    try {
+      return Promise.resolve(runQuery(mainView(), name, input as never, ctx));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  };
   const queries: QueryRunner = {
-    run: (name, input) => {
-      if (opts.offload.has(name)) return workers.run(String(name), input) as never;
-      try {
-        return Promise.resolve(runQuery(mainView(), name, input, ctx));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
+    run: (name, input) => (poolOf(name)?.run(name, input) ?? onMain(name, input)) as never,
+    answer: async (name, input) => {
+      const pool = poolOf(name);
+      if (!pool) return (await onMain(name, input)) as never;
+      return new JsonText((await pool.run(name, input, opts.queryTimeoutMs, true)) as string);
     },
   };
 
@@ -214,7 +239,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     body: unknown,
     headers: Record<string, string> = {},
   ) {
-    const text = JSON.stringify(body);
+    const text = body instanceof JsonText ? body.text : JSON.stringify(body);
     res.writeHead(status, {
       ...headers,
       "content-type": JSON_TYPE,
@@ -380,7 +405,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   try {
     await once(server, "listening");
   } catch (err) {
-    await workers.close();
+    await closePools();
     view?.close();
     throw new Error(`cannot listen on ${opts.host}:${opts.port}`, { cause: err });
   }
@@ -408,7 +433,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         while (inFlight > 0 && Date.now() < deadline) await new Promise(r => setTimeout(r, 10));
         server.closeAllConnections();
         await stopped;
-        await workers.close();
+        await closePools();
         view?.close();
         view = null;
         log.info("query sidecar stopped");

@@ -1,8 +1,9 @@
 // A pool worker: one read-only view of its own, answering one query at a time by name.
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { openJournalView, useNativeBinding, type Journal, type JournalView } from "../journal";
 import { logger } from "../log/logger";
-import { toWire } from "./errors";
+import { ApiError, toWire } from "./errors";
 import type { WorkerData, WorkerReply, WorkerRequest } from "./pool";
 import { openSnapshotWriter, runQuery, type QueryName } from "./queries";
 
@@ -10,12 +11,37 @@ const data = workerData as WorkerData;
 useNativeBinding(data.nativeBinding);
 const log = logger("api-worker");
 const port = parentPort!;
+const background = data.lane === "background";
 let view: JournalView | null = null;
 let writer: Journal | null = null;
 
+/** Nice value of the background lane's thread (Linux sets it per thread; 19 is the lowest). */
+const BACKGROUND_NICE = 15;
+
+if (background) {
+  try {
+    // Pid 0 is this thread on Linux: a snapshot then yields its core to history and events pages.
+    setPriority(0, BACKGROUND_NICE);
+  } catch (err) {
+    log.warn({ err }, "cannot lower the background query thread's priority");
+  }
+}
+
 function openView(): JournalView {
-  view ??= openJournalView(data.journalPath, { busyTimeoutMs: data.busyTimeoutMs });
+  view ??= openJournalView(data.journalPath, {
+    busyTimeoutMs: data.busyTimeoutMs,
+    mmapBytes: data.mmapBytes,
+    pageCacheKiB: data.pageCacheKiB,
+  });
   return view;
+}
+
+/** The lane's writer; only the background lane has one, so the sidecar holds a single writer. */
+function snapshotWriter(): Journal {
+  if (data.writes === false)
+    throw new ApiError("internal", "only the background query lane writes");
+  writer ??= openSnapshotWriter(data.journalPath, data.busyTimeoutMs);
+  return writer;
 }
 
 port.on("message", (msg: WorkerRequest) => {
@@ -33,9 +59,9 @@ port.on("message", (msg: WorkerRequest) => {
       journalPath: data.journalPath,
       busyTimeoutMs: data.busyTimeoutMs,
       now: () => msg.now,
-      writer: () => (writer ??= openSnapshotWriter(data.journalPath, data.busyTimeoutMs)),
+      writer: snapshotWriter,
     });
-    reply = { id: msg.id, ok: true, value };
+    reply = { id: msg.id, ok: true, value: msg.text ? JSON.stringify(value) : value };
   } catch (err) {
     reply = { id: msg.id, ok: false, error: toWire(err) };
     // Only the caller-safe message crosses to the main thread, so the cause is logged here.

@@ -360,6 +360,8 @@ export function openJournalView(path: string, options: JournalViewOptions = {}):
   const db = connect(path, {
     readonly: true,
     idleSnapshot: options.idleSnapshot,
+    mmapBytes: options.mmapBytes,
+    pageCacheKiB: options.pageCacheKiB,
     busyTimeoutMs: options.busyTimeoutMs,
     nativeBinding: options.nativeBinding,
   });

@@ -45,6 +45,13 @@ export interface JournalViewOptions {
    * starts meanwhile is not seen. Long-lived views (the sidecar) leave this off.
    */
   idleSnapshot?: boolean;
+  /**
+   * Bytes of the file to map (default 1 GiB). Mapped pages count in the process's resident memory,
+   * once per view, so a process with several long-lived views (the sidecar) maps less or none.
+   */
+  mmapBytes?: number;
+  /** SQLite's page cache of this view in KiB (default SQLite's own, 2 MiB). */
+  pageCacheKiB?: number;
   /** Native addon path for bundled builds (D3); defaults to the installed better-sqlite3. */
   nativeBinding?: string;
 }

@@ -9,7 +9,9 @@ import {
 } from "../../src/event";
 import { openJournal } from "../../src/journal";
 import {
+  DEFAULT_BACKGROUND,
   DEFAULT_OFFLOAD,
+  SIDECAR_VIEW,
   noAuth,
   ROUTES,
   startApiServer,
@@ -87,6 +89,9 @@ export function testServerOptions(
     shutdownGraceMs: 5000,
     routes: ROUTES,
     offload: DEFAULT_OFFLOAD,
+    // As the sidecar runs: heavy queries on their own low-priority worker, views unmapped.
+    background: DEFAULT_BACKGROUND,
+    view: SIDECAR_VIEW,
     ...over,
   };
 }

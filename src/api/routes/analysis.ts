@@ -28,7 +28,7 @@ export const analysisRoutes = [
       }),
     ),
     handle: async ({ queries, query }) => ({
-      json: await queries.run("diff", {
+      json: await queries.answer("diff", {
         cluster: query.cluster,
         namespace: query.namespace || undefined,
         before: query.before,
@@ -64,7 +64,7 @@ export const analysisRoutes = [
       ),
     ),
     handle: async ({ queries, query }) => ({
-      json: await queries.run("search", {
+      json: await queries.answer("search", {
         cluster: query.cluster,
         kind: query.kind,
         name: query.name ?? "",

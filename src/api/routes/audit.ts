@@ -49,7 +49,7 @@ export const auditRoutes = [
     }),
     response: AnswerOf(z.array(anyJson)),
     handle: async ({ queries, query }) => ({
-      json: await queries.run("who", {
+      json: await queries.answer("who", {
         cluster: query.cluster,
         namespace: query.namespace || undefined,
         since: query.since,

@@ -58,7 +58,7 @@ export const eventRoutes = [
     handle: async ({ queries, query }) => {
       const { limit, cursor, objects, ...f } = query;
       return {
-        json: await queries.run("events", { filters: filtersOf(f), limit, cursor, objects }),
+        json: await queries.answer("events", { filters: filtersOf(f), limit, cursor, objects }),
       };
     },
   }),

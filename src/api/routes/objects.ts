@@ -77,7 +77,7 @@ export const objectRoutes = [
       ),
     ),
     handle: async ({ queries, params, query }) => ({
-      json: await queries.run("history", { ...ref(params, query), includeStatus: query.status }),
+      json: await queries.answer("history", { ...ref(params, query), includeStatus: query.status }),
     }),
   }),
   route({
@@ -124,7 +124,7 @@ export const objectRoutes = [
       let at: At =
         query.at ?? (query.rv ? { resourceVersion: query.rv } : { time: new Date().toISOString() });
       if ("resourceVersion" in at && query.stream) at = { ...at, streamId: query.stream };
-      return { json: await queries.run("objectAt", { ...ref(params, query), at }) };
+      return { json: await queries.answer("objectAt", { ...ref(params, query), at }) };
     },
   }),
   route({
@@ -168,7 +168,7 @@ export const objectRoutes = [
       ),
     ),
     handle: async ({ queries, params, query }) => ({
-      json: await queries.run("attribution", {
+      json: await queries.answer("attribution", {
         ...ref(params, query),
         path: query.path,
         since: query.since,

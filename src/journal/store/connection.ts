@@ -21,11 +21,13 @@ export interface ConnectionOptions {
   create?: boolean;
   /** Reader only: read an idle journal (no -wal file) as an immutable file; see JournalViewOptions. */
   idleSnapshot?: boolean;
+  /** Reader only: bytes to map (default readerMmapBytes); see JournalViewOptions. */
+  mmapBytes?: number;
+  /** Page cache in KiB: the writer's default is pageCacheKiB, a reader's SQLite's own. */
+  pageCacheKiB?: number;
   busyTimeoutMs?: number;
   nativeBinding?: string;
   sync?: "FULL" | "NORMAL";
-  /** Writer only: the page cache's upper bound (default pageCacheKiB). */
-  pageCacheKiB?: number;
 }
 
 /**
@@ -93,7 +95,8 @@ export function connect(path: string, opts: ConnectionOptions): Database.Databas
       // Readers (the CLI, and the planned query sidecar) fetch one row per version from all over
       // the file; mapping it saves a read() and a copy per page. The writer does not map it, so its
       // resident memory stays that of its caches rather than growing with the file.
-      db.pragma(`mmap_size = ${CONNECTION_DEFAULTS.readerMmapBytes}`);
+      db.pragma(`mmap_size = ${opts.mmapBytes ?? CONNECTION_DEFAULTS.readerMmapBytes}`);
+      if (opts.pageCacheKiB !== undefined) db.pragma(`cache_size = -${opts.pageCacheKiB}`);
     } else {
       // Fewer, larger pages cut the WAL frames each commit writes. SQLite applies it to new files only.
       db.pragma(`page_size = ${CONNECTION_DEFAULTS.pageSize}`);
