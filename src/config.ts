@@ -13,6 +13,8 @@ const DEFAULT_JOURNAL_PATH = "/var/lib/krply/journal.db";
 
 // The levels and the logger's own reading of them live with the logger (src/log/level.ts).
 export { LOG_LEVELS, logLevelOf, type LogLevel };
+// The addon path too is read alone, without this module (src/config-early.ts).
+export { sqliteBindingOf } from "./config-early";
 
 const LogLevelSchema = z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` });
 
@@ -580,15 +582,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
     },
     logLevel: s.KRPLY_LOG_LEVEL ?? pepr.data.LOG_LEVEL ?? "info",
   };
-}
-
-/**
- * The native addon path alone, for the CLI, which opens a journal given by --store without loading
- * the rest of the configuration (a bad unrelated variable must not stop `krply --store x`).
- */
-export function sqliteBindingOf(env: Env): string | undefined {
-  const value = env.KRPLY_SQLITE_BINDING;
-  return isSet(value) ? value.trim() : undefined;
 }
 
 /**

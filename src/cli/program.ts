@@ -1,4 +1,5 @@
 import { Command, Option } from "commander";
+import { sqliteBindingOf } from "../config-early";
 
 /** Output formats: an aligned table for people (text is its old name), the rest for programs. */
 export const OUTPUTS = ["table", "text", "json", "yaml", "ndjson"] as const;
@@ -16,14 +17,14 @@ export interface GlobalOptions {
 /**
  * The journal file: --store, else the settings of src/config.ts (KRPLY_JOURNAL; outside the cluster
  * ./krply.db), so a bad KRPLY_* variable stops the CLI with its name. The config (and zod) loads only
- * for commands that open a local journal.
+ * for commands that open a local journal without --store.
  */
 export async function journalPath(opts: Pick<GlobalOptions, "store">): Promise<string> {
-  const { loadConfig, sqliteBindingOf } = await import("../config");
   // Every local command resolves its journal here first, so the image's addon applies to all of them.
   const { useNativeBinding } = await import("../journal");
   useNativeBinding(sqliteBindingOf(process.env));
   if (opts.store !== undefined) return opts.store;
+  const { loadConfig } = await import("../config");
   return loadConfig(process.env, { defaults: { KRPLY_JOURNAL: "krply.db" } }).journalPath;
 }
 
