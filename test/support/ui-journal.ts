@@ -82,7 +82,13 @@ async function durable(rec: Recorder, last: Map<string, string>): Promise<void> 
 }
 
 /** Runs the scripted workload against a running kube-apiserver and writes the journal at `path`. */
-export async function recordUiJournal(kube: KubeApiServer, path: string): Promise<UiJournalMeta> {
+export async function recordUiJournal(
+  kube: KubeApiServer,
+  path: string,
+  opts: { pace?: number } = {},
+): Promise<UiJournalMeta> {
+  // The pauses between steps, stretched by `pace` (the screenshots spread the history out).
+  const pause = (ms: number) => wait(ms * (opts.pace ?? 1));
   const admin = await KubeClient.create(loadKubeConfig({ kubeconfig: kube.kubeconfigs.admin }));
   const last = new Map<string, string>();
   const paths: Record<string, string> = {
@@ -152,12 +158,12 @@ export async function recordUiJournal(kube: KubeApiServer, path: string): Promis
     await rec.start();
     await durable(rec, last);
     // Pauses spread the history over a few seconds, so the time strips and screenshots show its shape.
-    await wait(400);
+    await pause(400);
     await write("configmaps", "PATCH", "web-config", "editor", { data: { mode: "b" } });
     await write("deployments", "PATCH", "web", "kubectl-scale", { spec: { replicas: 3 } });
     await write("configmaps", "PATCH", "feature-flags", "flagger", { data: { beta: "on" } });
     await write("deployments", "PATCH", "web", "deployer", deployment("registry.local/web:1.1", 3));
-    await wait(400);
+    await pause(400);
     await write("configmaps", "POST", null, "deployer", { metadata: { name: "born" }, data: {} });
     await write("configmaps", "PATCH", "web-config", "labeller", {
       metadata: { labels: { tier: "frontend" } },
@@ -181,9 +187,9 @@ export async function recordUiJournal(kube: KubeApiServer, path: string): Promis
     await write("configmaps", "PATCH", "web-config", "editor", { data: { mode: "c" } });
     await write("configmaps", "DELETE", "old", "deployer");
     await write("deployments", "PATCH", "web", "deployer", deployment("registry.local/web:1.2", 3));
-    await wait(600);
+    await pause(600);
     const inGap = new Date().toISOString();
-    await wait(600);
+    await pause(600);
     await kube.compact();
 
     rec = recorder(kube, path);
