@@ -61,6 +61,7 @@ function check(
   path: string,
   db: Database.Database,
   level: JournalOptions["check"],
+  tailRows = TAIL_ROWS,
 ): void {
   if (!level || level === "none") return;
   let problems: string[];
@@ -69,7 +70,7 @@ function check(
       level === "full"
         ? view.fsck().problems
         : level === "tail"
-          ? view.tailCheck(TAIL_ROWS).problems
+          ? view.tailCheck(tailRows).problems
           : [db.pragma("quick_check", { simple: true }) as string].filter(r => r !== "ok");
   } catch (err) {
     // A damaged page makes SQLite throw (SQLITE_CORRUPT) instead of reporting.
@@ -344,7 +345,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     // Before the check: a second recorder is refused at once, not after reading the file.
     const lease = options.recorderLease;
     if (lease) journal.holdRecorderLease(lease === true ? {} : lease);
-    check(journal, path, db, options.check);
+    check(journal, path, db, options.check, options.tailRows);
   } catch (err) {
     journal.close();
     throw err;

@@ -74,6 +74,8 @@ export interface JournalOptions {
   create?: boolean;
   /** See OpenCheck; the schema version is always checked. */
   check?: OpenCheck;
+  /** Records the "tail" check decodes and compares with their hashes (default 2000). */
+  tailRows?: number;
   busyTimeoutMs?: number;
   keyframeEvery?: number;
   /** Bounded cache of the last version per object, so appends diff without a read. */
