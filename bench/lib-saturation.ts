@@ -128,12 +128,13 @@ export async function recorderRate(dir: string, watches: RecordedWatch[]): Promi
     }
     await fake.waitForWatch(watches.length, 60_000);
     const t0 = Math.max(started, fake.requests.filter(r => r.watch)[0].at);
+    let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       finished,
-      new Promise((_, reject) =>
-        setTimeout(() => reject(new Error("saturation timed out")), 600_000),
-      ),
-    ]);
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error("saturation timed out")), 600_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     return total / ((lastAt - t0) / 1000);
   } finally {
     await sup.stop();
