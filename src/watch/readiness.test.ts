@@ -88,10 +88,10 @@ describe("recorder readiness", () => {
         ...base,
         state: "starting",
         journalOpenFailures: 3,
-        lastError: "open /var/lib/krply/journal.db: unable to open database file",
+        lastError: "open /data/krply/j.db: unable to open database file",
       }),
     ).toEqual([
-      "the journal cannot be opened (3 attempts): open /var/lib/krply/journal.db: unable to open database file",
+      "the journal cannot be opened (3 attempts): open /data/krply/j.db: unable to open database file",
     ]);
     expect(
       notReadyReasons({ ...base, state: "retrying", failedStarts: 2, lastError: "HTTP 503" }),

@@ -21,6 +21,7 @@ import {
   IMAGE_UID,
   SQLITE_BINDING_PATH,
 } from "../../deploy/image/layout";
+import { JOURNAL_DIR } from "../../deploy/finalize/objects";
 import { sharedApiServer } from "../apiserver/shared";
 
 // The image without a container engine: the /app tree deploy/Dockerfile builds is assembled from the
@@ -299,7 +300,8 @@ describe("the image's /app tree runs the watcher pod against the real API server
   });
 
   it("runs the CLI from the tree on the journal, and nothing opens it without the image's addon", async () => {
-    const store = ["--store", "/var/lib/krply/journal.db", "-o", "json"];
+    // The chart's journal path, as the watcher and sidecar containers get it.
+    const store = ["--store", join(JOURNAL_DIR, "journal.db"), "-o", "json"];
     const ok = await cli([...store, "timeline", "cm/shop", "-n", ns], {
       ...IMAGE_ENV,
       HOME: "/tmp",
