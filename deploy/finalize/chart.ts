@@ -8,6 +8,7 @@ import {
   type KrplySettings,
 } from "./objects";
 import { withKrplySchema } from "./krply-schema";
+import { withModuleValue } from "./module-value";
 import { serviceMonitorTemplate, SERVICE_MONITOR_VALUES, watcherProbes } from "./observability";
 import { describeValues, inlineRefs, withOpenMaps } from "./values-docs";
 import { validatingWebhooks, type WebhookBase } from "./webhook";
@@ -153,10 +154,17 @@ export function finalizeChart(
   t.set("watcher-deployment.yaml", withSidecar(t.get("watcher-deployment.yaml") ?? ""));
   t.set("krply-service-monitor.yaml", serviceMonitorTemplate());
 
+  const mod = withModuleValue(t.get("module-secret.yaml") ?? "");
+  t.set("module-secret.yaml", mod.template);
   const watcher = { ...(chart.values.watcher as Record<string, unknown>), ...watcherProbes() };
   return {
     templates: t,
-    values: { ...chart.values, watcher, krply: KRPLY_VALUES },
+    values: {
+      ...chart.values,
+      module: { key: mod.key, data: mod.data },
+      watcher,
+      krply: KRPLY_VALUES,
+    },
     schema: describeValues(withOpenMaps(inlineRefs(withKrplySchema(chart.schema)))),
   };
 }

@@ -76,9 +76,19 @@ export function withKrplySchema(schema: Record<string, unknown>): Record<string,
   const target = ref ? definitions[ref] : schema;
   if (!target)
     throw new Error(`values.schema.json names ${String(schema.$ref)}, which it does not define`);
+  const module = {
+    type: "object",
+    additionalProperties: false,
+    description:
+      "The module bundle (set by the build; a value so Helm's release record stays small)",
+    properties: {
+      key: str("File name of the gzipped bundle in the module Secret"),
+      data: str("The gzipped bundle, base64"),
+    },
+  };
   const extended = {
     ...target,
-    properties: { ...((target.properties ?? {}) as Record<string, unknown>), krply },
+    properties: { ...((target.properties ?? {}) as Record<string, unknown>), krply, module },
   };
   return ref ? { ...schema, definitions: { ...definitions, [ref]: extended } } : extended;
 }
