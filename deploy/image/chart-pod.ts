@@ -88,7 +88,11 @@ export function watcherPodOf(chartDir: string): WatcherPod {
     ...literalEnv(watcherBlock, values),
   };
   const command = listUnder(sidecarBlock, "command");
-  const moduleData = secretData(chartDir, "module-secret.yaml");
+  // Finalize carries the bundle as the value module.{key,data} (deploy/finalize/module-value.ts).
+  const mod = values.module as { key: string; data: string } | undefined;
+  const moduleData = mod
+    ? { [mod.key]: Buffer.from(mod.data, "base64") }
+    : secretData(chartDir, "module-secret.yaml");
   const [file] = Object.keys(moduleData);
   const tls = secretData(chartDir, "tls-secret.yaml");
   return {
