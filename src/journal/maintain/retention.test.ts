@@ -1,5 +1,6 @@
 import { eventRecord, gapRecord, streamIdOf, type JournalRecord } from "../../event";
 import { openJournal } from "../index";
+import { walLimits } from "./retention";
 import { at, deployment, streamKey, tempJournalPath } from "../../../test/support/journal-fixtures";
 
 const stream = streamKey("deployments", "apps", "v1", "shop");
@@ -178,5 +179,22 @@ describe("retention of kept patches", () => {
       j.close();
       tmp.cleanup();
     }
+  });
+});
+
+describe("the WAL under a byte budget", () => {
+  it("takes its share of a small budget, and never more than 64 MiB between checkpoints of a large one", () => {
+    const page = 16_384;
+    // 20 MiB budget: 5% is 1 MiB, checkpointed at half of it.
+    expect(walLimits(20 * 2 ** 20, page)).toEqual({
+      autocheckpointPages: 32,
+      sizeLimitBytes: 1_048_576,
+    });
+    // 80% of a 1 TiB disk would otherwise allow a 41 GiB WAL.
+    expect(walLimits(0.8 * 2 ** 40, page)).toEqual({
+      autocheckpointPages: 2048,
+      sizeLimitBytes: 64 * 2 ** 20,
+    });
+    expect(walLimits(1024, page).autocheckpointPages).toBe(8);
   });
 });

@@ -34,6 +34,8 @@ const DELETED = WATCH_CODES.indexOf("DELETED");
 // The main file is capped below the budget and the WAL is kept to the rest, so together they fit it.
 const MAIN_SHARE = 0.95;
 const WAL_SHARE = 0.05;
+/** The most the WAL grows between automatic checkpoints, whatever the budget (SQLite's default is 1000 pages). */
+const WAL_MAX_BYTES = 64 * 1024 * 1024;
 const PRUNE_AT = 0.85; // of the main-file cap
 const PRUNE_TO = 0.6;
 const AGE_CHECK_MS = 60_000;
@@ -54,6 +56,22 @@ export function byteBudget(opts: RetentionOptions, path: string): number | undef
     budget = budget === undefined ? share : Math.min(budget, share);
   }
   return budget;
+}
+
+/**
+ * How large the WAL may grow under a byte budget. Its share keeps a small budget honest; the ceiling
+ * keeps a large one (80% of a big disk) from letting the WAL reach gigabytes between checkpoints,
+ * which every reader pays for.
+ */
+export function walLimits(
+  budgetBytes: number,
+  pageSize: number,
+): { autocheckpointPages: number; sizeLimitBytes: number } {
+  const walBytes = Math.min(WAL_MAX_BYTES, budgetBytes * WAL_SHARE);
+  return {
+    autocheckpointPages: Math.max(8, Math.floor(walBytes / pageSize / 2)),
+    sizeLimitBytes: Math.floor(walBytes),
+  };
 }
 
 /** Byte-budget and age retention: prunes oldest history, keeping a keyframe per live object. */
@@ -82,10 +100,9 @@ export class Retention {
       const cap = Math.max(16, Math.floor((maxBytes * MAIN_SHARE) / this.pageSize));
       this.capPages = cap;
       db.pragma(`max_page_count = ${cap}`);
-      db.pragma(
-        `wal_autocheckpoint = ${Math.max(8, Math.floor((maxBytes * WAL_SHARE) / this.pageSize / 2))}`,
-      );
-      db.pragma(`journal_size_limit = ${Math.floor(maxBytes * WAL_SHARE)}`);
+      const wal = walLimits(maxBytes, this.pageSize);
+      db.pragma(`wal_autocheckpoint = ${wal.autocheckpointPages}`);
+      db.pragma(`journal_size_limit = ${wal.sizeLimitBytes}`);
     }
     this.reservePath = `${path}-reserve`;
     if (maxBytes)
