@@ -54,17 +54,28 @@ async function until(what: string, probe: () => boolean, timeoutMs = 60_000): Pr
   }
 }
 
-function recorder(kube: KubeApiServer, journalPath: string): Recorder {
-  return new Recorder({
-    journalPath,
-    kubeconfig: kube.kubeconfigs.recorder,
-    selection: { resources: RESOURCES, namespaces: [UI_NS], selector: "" },
-    journal: { sync: "NORMAL" },
-    // Fast reconnects: the resumed watch meets its 410 in milliseconds, not after a backoff.
-    engine: { backoffMinMs: 20, backoffMaxMs: 300, slowRetryMs: 300 },
-    mirrorEveryMs: 60_000,
-    journalRetryMs: 0,
-  });
+/** A recorder with a client of its own that close() ends too, before the server may go away. */
+async function recorder(
+  kube: KubeApiServer,
+  journalPath: string,
+): Promise<{ rec: Recorder; close(): Promise<void> }> {
+  const client = await KubeClient.create(loadKubeConfig({ kubeconfig: kube.kubeconfigs.recorder }));
+  const rec = new Recorder(
+    {
+      journalPath,
+      kubeconfig: kube.kubeconfigs.recorder,
+      selection: { resources: RESOURCES, namespaces: [UI_NS], selector: "" },
+      journal: { sync: "NORMAL" },
+      // Fast reconnects: the resumed watch meets its 410 in milliseconds, not after a backoff.
+      engine: { backoffMinMs: 20, backoffMaxMs: 300, slowRetryMs: 300 },
+      mirrorEveryMs: 60_000,
+      journalRetryMs: 0,
+    },
+    { client },
+  );
+  // The Recorder leaves a client it was given open; closing it here means no request is in flight
+  // when the kube-apiserver shuts down (undici asserts on a GOAWAY with requests running).
+  return { rec, close: () => rec.stop().then(() => client.close()) };
 }
 
 /** Waits until the recorder holds every resource's last write durably. */
@@ -127,6 +138,7 @@ export async function recordUiJournal(
     },
   });
   let rec: Recorder | undefined;
+  let closeRec: (() => Promise<void>) | undefined;
   try {
     await admin.json("/api/v1/namespaces", {
       method: "POST",
@@ -154,7 +166,7 @@ export async function recordUiJournal(
     });
     await write("deployments", "POST", null, "deployer", deployment("registry.local/web:1.0", 1));
 
-    rec = recorder(kube, path);
+    ({ rec, close: closeRec } = await recorder(kube, path));
     await rec.start();
     await durable(rec, last);
     // Pauses spread the history over a few seconds, so the time strips and screenshots show its shape.
@@ -179,8 +191,8 @@ export async function recordUiJournal(
     await write("configmaps", "PATCH", "web-config", "editor", { data: { workers: "4" } });
     await durable(rec, last);
     const clusterId = rec.clusterIdentity!.clusterId;
-    await rec.stop();
-    rec = undefined;
+    await closeRec();
+    rec = closeRec = undefined;
 
     // Down: these changes reach the journal only through the relist (ConfigMaps: a gap) or the
     // resumed watch (Deployments: a down window).
@@ -192,14 +204,14 @@ export async function recordUiJournal(
     await pause(600);
     await kube.compact();
 
-    rec = recorder(kube, path);
+    ({ rec, close: closeRec } = await recorder(kube, path));
     await rec.start();
     await write("configmaps", "PATCH", "web-config", "editor", { data: { mode: "d" } });
     await durable(rec, last);
     await wait(20);
     const afterGap = new Date().toISOString();
-    await rec.stop();
-    rec = undefined;
+    await closeRec();
+    rec = closeRec = undefined;
 
     const key = (resource: string, group = "", namespace = UI_NS) => ({
       clusterId,
@@ -226,7 +238,7 @@ export async function recordUiJournal(
     checkOneGap(path, meta);
     return meta;
   } finally {
-    await rec?.stop();
+    await closeRec?.();
     await admin.close();
   }
 }
