@@ -3,9 +3,10 @@ import { loadConfig } from "../config";
 import { useNativeBinding } from "../journal";
 import { logger } from "../log/logger";
 import { clusterReviewApi, kubernetesAuthorizer } from "./auth";
-import { noAuth, type Authorizer } from "./authorizer";
+import { assertBindAllowed, noAuth, type Authorizer } from "./authorizer";
 import { serverOptionsOf } from "./options";
 import { startApiServer } from "./server";
+import { waitForJournal } from "./wait-for-journal";
 
 const log = logger("api");
 
@@ -21,12 +22,27 @@ async function authorizerFor(
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   useNativeBinding(config.sqliteBinding);
+  let requestStop: () => void = () => undefined;
+  const stopped = new Promise<void>(resolve => (requestStop = resolve));
+  let stop = (signal: string) => {
+    log.info({ signal }, "stopping before the query server started");
+    requestStop();
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
   const auth = await authorizerFor(config.api.auth);
+  const { host, port } = config.api;
+  // Refused before anything listens, even the placeholder that waits for the journal.
+  assertBindAllowed(host, auth.authorizer);
+  if (!(await waitForJournal(config.journalPath, { host, port, log, stopped }))) {
+    await auth.close();
+    return;
+  }
   const server = await startApiServer(
     serverOptionsOf(config.journalPath, config.api, auth.authorizer),
   );
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "stopping: no new connections, finishing in-flight requests");
@@ -45,8 +61,6 @@ async function main(): Promise<void> {
         },
       );
   };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
 }
 
 main().catch((err: unknown) => {
