@@ -62,6 +62,10 @@ export function apiService(s: KrplySettings): Json {
     spec: {
       type: "ClusterIP",
       selector: { app: `${s.name}-watcher`, "pepr.dev/controller": "watcher" },
+      // The pod is unready while the recorder is (a stream waiting for its baseline or its
+      // permission); the history is most wanted exactly then, and the sidecar says itself what it
+      // knows, so the Service keeps its endpoint.
+      publishNotReadyAddresses: true,
       ports: [
         { name: "http", port: 8080, targetPort: "http", protocol: "TCP" },
         { name: "recorder-metrics", port: METRICS_PORT, targetPort: "metrics", protocol: "TCP" },

@@ -357,6 +357,10 @@ export const IMPLEMENTATIONS: readonly ControlImplementation[] = [
         name: "adds the journal volume, the sidecar and its Service; values size the volume",
       },
       {
+        file: "deploy/finalize/objects.test.ts",
+        name: "runs the sidecar non-root with a read-only root filesystem and its own probes",
+      },
+      {
         file: "test/e2e/image-layout.test.ts",
         name: "starts the controller, which unpacks and forks the module, as uid 65532; the recorder turns ready",
       },

@@ -130,6 +130,7 @@ export function describeChart(dist: string): void {
       expect(api?.securityContext.readOnlyRootFilesystem).toBe(true);
       const service = byKind(docs, "Service").find(s => s.metadata.name === "pepr-krply-api");
       expect(service?.spec.ports[0].port).toBe(8080);
+      expect(service?.spec.publishNotReadyAddresses).toBe(true);
       expect(
         byKind(docs, "CustomResourceDefinition")
           .map(c => c.metadata.name)
