@@ -146,6 +146,15 @@ it("works by keyboard: skip link, views, search, timeline, diff, strip markers, 
       body.focus();
       body.removeAttribute("tabindex");
     });
+  // Focus moves in the app's effects, a moment after the render: poll for it (up to 2 s).
+  const focusSettles = async (want: { tag: string; text: string }) => {
+    for (let i = 0; i < 100; i++) {
+      const f = await focused();
+      if (f.tag === want.tag && f.text === want.text) return f;
+      await page.waitForTimeout(20);
+    }
+    return focused();
+  };
   // The first Tab stop is the skip link; Enter moves focus to the main content.
   await fromTop();
   await page.keyboard.press("Tab");
@@ -180,18 +189,21 @@ it("works by keyboard: skip link, views, search, timeline, diff, strip markers, 
     "Replay",
   ]);
 
-  // Search → Timeline → Diff with the keyboard alone (Enter on the focused link or field).
-  await page.getByRole("link", { name: "Search" }).focus();
-  await page.keyboard.press("Enter");
-  await page.getByLabel("Name prefix").focus();
-  await page.keyboard.type("web-config");
-  await page.keyboard.press("Enter");
+  // Search → Timeline → Diff with the keyboard alone. locator.press focuses its element and then
+  // sends the key, so the app moving focus to the content after a view change cannot race it.
+  await page.getByRole("link", { name: "Search" }).press("Enter");
   await settled(page, "search");
-  await page.locator('[data-testid="search-row"]').getByRole("link", { name: "Timeline" }).focus();
-  await page.keyboard.press("Enter");
+  const prefix = page.getByLabel("Name prefix");
+  await prefix.pressSequentially("web-config");
+  await prefix.press("Enter");
+  await page.locator('[data-testid="search-row"]').first().waitFor();
+  await settled(page, "search");
+  await page
+    .locator('[data-testid="search-row"]')
+    .getByRole("link", { name: "Timeline" })
+    .press("Enter");
   await settled(page, "timeline");
-  await page.getByRole("link", { name: "Diff with previous" }).first().focus();
-  await page.keyboard.press("Enter");
+  await page.getByRole("link", { name: "Diff with previous" }).first().press("Enter");
   await settled(page, "diff");
   expect(await page.locator('[data-testid="diff-field"]').count()).toBeGreaterThan(0);
 
@@ -212,7 +224,10 @@ it("works by keyboard: skip link, views, search, timeline, diff, strip markers, 
   await page.keyboard.press("Enter");
   const dialog = page.locator('[data-testid="confirm-dialog"]');
   await dialog.waitFor();
-  expect(await focused()).toEqual({ tag: "BUTTON", text: "Cancel" });
+  expect(await focusSettles({ tag: "BUTTON", text: "Cancel" })).toEqual({
+    tag: "BUTTON",
+    text: "Cancel",
+  });
   const inside = () =>
     dialog.evaluate((d: Dom) => d.contains(d.ownerDocument.activeElement) as boolean);
   for (let i = 0; i < 4; i++) {
@@ -223,7 +238,10 @@ it("works by keyboard: skip link, views, search, timeline, diff, strip markers, 
   expect(await inside()).toBe(true);
   await page.keyboard.press("Escape");
   await dialog.waitFor({ state: "detached" });
-  expect(await focused()).toEqual({ tag: "BUTTON", text: "Dry run…" });
+  expect(await focusSettles({ tag: "BUTTON", text: "Dry run…" })).toEqual({
+    tag: "BUTTON",
+    text: "Dry run…",
+  });
   // Cancelled means nothing ran.
   const plan = await rig.api<{ data: { dryRun: unknown } }>(`/v1/replay-plans/${made.data.id}`);
   expect(plan.data.dryRun).toBeNull();
