@@ -17,10 +17,11 @@ jest.setTimeout(120_000);
 let journal: ReturnType<typeof scriptedJournalFile>;
 let server: ApiServer;
 
+// Its worker threads compile the TypeScript worker with tsx first, which is slow on a loaded machine.
 beforeAll(async () => {
   journal = scriptedJournalFile();
   server = await startApiServer(testServerOptions(journal.path, { workers: 2 }));
-});
+}, 60_000);
 afterAll(async () => {
   await server?.close();
   journal?.cleanup();

@@ -14,12 +14,13 @@ import type { Authorizer } from "./authorizer";
 let journal: ReturnType<typeof scriptedJournalFile>;
 let server: ApiServer;
 
+// Its worker threads compile the TypeScript worker with tsx first, which is slow on a loaded machine.
 beforeAll(async () => {
   journal = scriptedJournalFile();
   server = await startApiServer(
     testServerOptions(journal.path, { corsOrigins: ["https://ui.example"] }),
   );
-});
+}, 60_000);
 afterAll(async () => {
   await server?.close();
   journal?.cleanup();
