@@ -53,6 +53,34 @@ describe("actor", () => {
     expect(actorFromManagedFields("DELETED", after, before).source).toBe("unknown");
   });
 
+  it("names the manager whose owned fields changed when every time stayed within the same second", () => {
+    const owning = (manager: string, fields: Record<string, unknown>) => ({
+      manager,
+      operation: manager === "deployer" ? "Apply" : "Update",
+      time: at(0),
+      fieldsType: "FieldsV1",
+      fieldsV1: fields,
+    });
+    const before = cm(1, { a: "1" }, []);
+    before.metadata.managedFields = [
+      owning("deployer", { "f:data": { "f:a": {} } }),
+      owning("editor", { "f:data": { "f:b": {} } }),
+    ];
+    const after = cm(2, { a: "1", b: "2", c: "3" }, []);
+    after.metadata.managedFields = [
+      owning("deployer", { "f:data": { "f:a": {} } }),
+      owning("editor", { "f:data": { "f:b": {}, "f:c": {} } }),
+    ];
+    expect(actorFromManagedFields("MODIFIED", after, before)).toMatchObject({ manager: "editor" });
+    // The applier loses a field to the editor's patch and is restamped: the editor still wrote it.
+    const taken = cm(3, { a: "4", b: "2", c: "3" }, []);
+    taken.metadata.managedFields = [
+      { ...owning("deployer", { "f:data": {} }), time: at(9) },
+      { ...owning("editor", { "f:data": { "f:a": {}, "f:b": {}, "f:c": {} } }), time: at(9) },
+    ];
+    expect(actorFromManagedFields("MODIFIED", taken, after)).toMatchObject({ manager: "editor" });
+  });
+
   it("shows the audit user in the timeline when a correlation exists, managedFields otherwise", () => {
     const tmp = tempJournalPath("krply-actor-");
     const j = openJournal(tmp.path);

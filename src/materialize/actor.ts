@@ -43,6 +43,33 @@ function entriesOf(object: unknown): ManagedFieldsEntry[] {
 const entryKey = (e: ManagedFieldsEntry): string =>
   `${e.manager ?? ""}\u0000${e.operation ?? ""}\u0000${e.subresource ?? ""}`;
 
+/** Every field path an entry owns, flattened. */
+function ownedPaths(fields: unknown, prefix = "", out = new Set<string>()): Set<string> {
+  if (fields && typeof fields === "object") {
+    for (const [k, v] of Object.entries(fields as Record<string, unknown>)) {
+      const path = `${prefix}/${k}`;
+      out.add(path);
+      ownedPaths(v, path, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether this version's write was by the entry: it is new, it took a field it did not own, or its
+ * time moved without losing fields. An entry that only lost fields lost them to another manager's
+ * write (the API server may restamp it then); managedFields times have one-second resolution, so a
+ * second write within the same second shows only in the fields.
+ */
+function wrote(e: ManagedFieldsEntry, prev: ManagedFieldsEntry | undefined): boolean {
+  if (!prev) return true;
+  const was = ownedPaths(prev.fieldsV1);
+  const is = ownedPaths(e.fieldsV1);
+  const gained = [...is].some(p => !was.has(p));
+  const lost = [...was].some(p => !is.has(p));
+  return gained || (!lost && (prev.time ?? "") !== (e.time ?? ""));
+}
+
 /** The actor from audit correlations: the completed stage speaks for its request. */
 export function actorFromAudit(correlations: readonly JournalRecord[]): Actor | null {
   const audits = correlations.filter(c => c.audit).map(c => c.audit!);
@@ -58,7 +85,8 @@ export function actorFromAudit(correlations: readonly JournalRecord[]): Actor | 
 
 /**
  * The actor from managedFields: the entry this version wrote, i.e. the newest entry that is new or
- * changed since the previous version (any newest entry when the previous version is unknown).
+ * changed (time or owned fields) since the previous version (any newest entry when the previous
+ * version is unknown).
  */
 export function actorFromManagedFields(
   watchType: string | null,
@@ -71,9 +99,8 @@ export function actorFromManagedFields(
       reason: "a delete writes no managedFields entry; only an audit log names who deleted",
     };
   const now = entriesOf(object);
-  const before = new Map(entriesOf(previous).map(e => [entryKey(e), e.time ?? ""]));
-  const changed =
-    previous === undefined ? now : now.filter(e => before.get(entryKey(e)) !== (e.time ?? ""));
+  const before = new Map(entriesOf(previous).map(e => [entryKey(e), e]));
+  const changed = previous === undefined ? now : now.filter(e => wrote(e, before.get(entryKey(e))));
   const pool = changed.length > 0 ? changed : now;
   if (pool.length === 0) return { source: "unknown", reason: "the object has no managedFields" };
   const e = [...pool].sort((a, b) => compareTimes(b.time ?? "", a.time ?? ""))[0];
