@@ -218,6 +218,7 @@ describe("Runtime", () => {
         PEPR_WATCH_MODE: "true",
         KRPLY_JOURNAL: tmp.path,
         KRPLY_RESOURCES: "configmaps",
+        KRPLY_RETENTION_BYTES: "64Mi",
       },
       client,
       log: capturedLog().log,
@@ -242,6 +243,8 @@ describe("Runtime", () => {
     for (const name of documented) expect(text).toMatch(new RegExp(`^# TYPE ${name} `, "m"));
     // What the recorder did shows up: the baseline of the one ConfigMap.
     expect(text).toMatch(/^krply_events_ingested_total\{[^}]*type="baseline"[^}]*\} [1-9]/m);
+    // The dashboard charts journal bytes against the budget the journal resolved.
+    expect(text).toMatch(/^krply_journal_budget_bytes 67108864$/m);
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
     // The same port answers the watcher's readiness probe from the recorder's health.
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);

@@ -55,7 +55,6 @@ function allPanels(panels: Json[]): Json[] {
 function withVariables(expr: string): string {
   return expr
     .replace(/\$__(rate_interval|interval|range)\b/g, "5m")
-    .replace(/\$\{?journal_budget\}?/g, "8589934592")
     .replace(/\$\{?namespace\}?/g, "pepr-system");
 }
 
@@ -137,6 +136,7 @@ describe("the Grafana dashboard", () => {
       "krply_gaps_total",
       "krply_streams_degraded",
       "krply_journal_bytes",
+      "krply_journal_budget_bytes",
       "krply_api_request_duration_seconds_bucket",
     ]) {
       expect({ name, used: used.has(name) }).toEqual({ name, used: true });

@@ -54,6 +54,11 @@ export class RecorderMetrics {
     help: "Size of the journal file and its WAL",
     registers: [this.registry],
   });
+  readonly journalBudget = new Gauge({
+    name: "krply_journal_budget_bytes",
+    help: "The journal's byte budget, resolved when it opens (0: no budget)",
+    registers: [this.registry],
+  });
   readonly journalUp = new Gauge({
     name: "krply_journal_up",
     help: "1 when the journal is open and checked, 0 while the recorder waits for it",

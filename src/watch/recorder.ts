@@ -254,6 +254,7 @@ export class Recorder {
       if (!journal) return;
       this.journal = journal;
       this.metrics.journalUp.set(1);
+      this.metrics.journalBudget.set(journal.stats().budgetBytes ?? 0);
     }
     const journal = this.journal;
     const client =
