@@ -1,5 +1,5 @@
-// The CLI as `npm run build` ships it (scripts/build-cli.mjs: ES-module chunks, better-sqlite3 and
-// client-node left to node_modules), so a benchmark's RSS is that of the shipped `krply record`:
+// The CLI as `npm run build` ships it (scripts/build-cli.mjs: CommonJS chunks, better-sqlite3's
+// addon and client-node left to node_modules), so a benchmark's RSS is that of the shipped `krply record`:
 // running the sources through tsx would add the toolchain, one big bundle would load every chunk.
 import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";

@@ -13,8 +13,8 @@ const DEFAULT_JOURNAL_PATH = "/var/lib/krply/journal.db";
 
 // The levels and the logger's own reading of them live with the logger (src/log/level.ts).
 export { LOG_LEVELS, logLevelOf, type LogLevel };
-// The addon path too is read alone, without this module (src/config-early.ts).
-export { sqliteBindingOf } from "./config-early";
+// The addon path and the CLI's cache folder are read alone, without this module (config-early.ts).
+export { cliCacheDirOf, sqliteBindingOf } from "./config-early";
 
 const LogLevelSchema = z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` });
 
@@ -131,6 +131,16 @@ const fields = {
       "Path of better-sqlite3's native addon (`better_sqlite3.node`) every journal open loads. The " +
         "krply image sets it to the addon it builds for its Node and libc (deploy/Dockerfile), since " +
         "the bundled module cannot find the addon where npm puts it. Unset: the installed package's own.",
+    ),
+  KRPLY_CLI_CACHE: z
+    .string()
+    .trim()
+    .optional()
+    .describe(
+      "Folder where the krply CLI keeps V8's compiled code of its bundle, so a start compiles only " +
+        "chunks it has not run before; `off` keeps none. Unset: `krply` in the user's cache folder " +
+        "($XDG_CACHE_HOME, else ~/.cache; ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows). A " +
+        "cache file that is stale, damaged or unwritable is ignored, never an error.",
     ),
   KRPLY_RESOURCES: commaList()
     .transform(list => (list.length > 0 ? list : [...DefaultResources]))

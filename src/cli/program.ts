@@ -1,5 +1,4 @@
 import { Command, Option } from "commander";
-import { sqliteBindingOf } from "../config-early";
 
 /** Output formats: an aligned table for people (text is its old name), the rest for programs. */
 export const OUTPUTS = ["table", "text", "json", "yaml", "ndjson"] as const;
@@ -21,8 +20,8 @@ export interface GlobalOptions {
  */
 export async function journalPath(opts: Pick<GlobalOptions, "store">): Promise<string> {
   // Every local command resolves its journal here first, so the image's addon applies to all of them.
-  const { useNativeBinding } = await import("../journal");
-  useNativeBinding(sqliteBindingOf(process.env));
+  const { useJournalAddon } = await import("./journal-addon");
+  useJournalAddon(process.env);
   if (opts.store !== undefined) return opts.store;
   const { loadConfig } = await import("../config");
   return loadConfig(process.env, { defaults: { KRPLY_JOURNAL: "krply.db" } }).journalPath;

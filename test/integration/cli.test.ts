@@ -266,19 +266,22 @@ describe("bad input", () => {
   });
 });
 
-/** The chunks a module of the built CLI loads at start-up: its static imports, transitively. */
+/**
+ * The chunks a chunk of the built CLI loads when it runs: the chunks it requires, transitively (an
+ * import() in a chunk is the loader's `__krplyImport`, which this does not follow).
+ */
 function staticGraph(file: string, seen = new Set<string>()): Set<string> {
   if (seen.has(file)) return seen;
   seen.add(file);
   const text = readFileSync(file, "utf8");
-  for (const m of text.matchAll(/(?:^|[;}\s])import\s*(?:[^"'();]*?from\s*)?["'](\.[^"']+)["']/g))
+  for (const m of text.matchAll(/(?<![\w$.])require\("(\.[^"]+)"\)/g))
     staticGraph(join(file, "..", m[1]), seen);
   return seen;
 }
 
 describe("start-up", () => {
   it("`krply --help` loads no journal, SQLite, zod, YAML or kube client (they load in actions)", () => {
-    const loaded = [...staticGraph(join(tools.dir, "cli", "krply.js"))];
+    const loaded = [...staticGraph(join(tools.dir, "cli", "chunks", "main.js"))];
     const text = loaded.map(f => readFileSync(f, "utf8")).join("\n");
     expect(loaded.length).toBeGreaterThan(1);
     for (const marker of [
@@ -301,6 +304,49 @@ describe("start-up", () => {
     // zod is for validating input, which a read of a local journal by --store does not need.
     for (const marker of ["ZodType", "@kubernetes/client-node", "YAMLMap"])
       expect({ marker, found: text.includes(marker) }).toEqual({ marker, found: false });
+  });
+});
+
+describe("code cache", () => {
+  it("fills on the first run, and a damaged, stale or unwritable cache changes nothing a user sees", () => {
+    const cache = mkdtempSync(join(tmpdir(), "krply-cli-cache-"));
+    try {
+      const args = ["--store", journal, "timeline", "deploy/web", "-n", "shop"];
+      const off = tools.krply(args, { KRPLY_CLI_CACHE: "off" });
+      expect(off.status).toBe(0);
+      const same = (r: { status: number | null; stdout: string; stderr: string }) =>
+        expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+          status: 0,
+          stdout: off.stdout,
+          stderr: off.stderr,
+        });
+      same(tools.krply(args, { KRPLY_CLI_CACHE: cache }));
+      const v8 = join(cache, "v8");
+      const files = readdirSync(v8);
+      // The entry, commander, the journal, materialize: one file per chunk the run loaded.
+      expect(files.length).toBeGreaterThan(4);
+      same(tools.krply(args, { KRPLY_CLI_CACHE: cache }));
+      expect(readdirSync(v8).sort()).toEqual([...files].sort());
+      // Damage every file past its header: V8 would crash on such a payload; the CLI ignores it.
+      const damaged = new Map<string, Buffer>();
+      for (const f of files) {
+        const b = readFileSync(join(v8, f));
+        for (let i = 48; i < b.length; i += 5) b[i] ^= 0xa5;
+        writeFileSync(join(v8, f), b);
+        damaged.set(f, b);
+      }
+      same(tools.krply(args, { KRPLY_CLI_CACHE: cache }));
+      for (const f of files) expect(readFileSync(join(v8, f)).equals(damaged.get(f)!)).toBe(false);
+      // Another chunk's cache under each name (an intact file V8 rejects): rewritten too.
+      for (const [i, f] of files.entries())
+        copyFileSync(join(v8, files[(i + 1) % files.length]), join(v8, f));
+      same(tools.krply(args, { KRPLY_CLI_CACHE: cache }));
+      same(tools.krply(args, { KRPLY_CLI_CACHE: cache }));
+      // A cache folder that cannot be created: the run only compiles everything.
+      same(tools.krply(args, { KRPLY_CLI_CACHE: join(journal, "cache") }));
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });
 

@@ -46,7 +46,8 @@ export function buildTools(opts: { api?: boolean } = {}): BuiltTools {
   }
   const binDir = join(dir, "bin");
   mkdirSync(binDir);
-  const runner = `#!${process.execPath}\nimport(${JSON.stringify(join(dir, "cli", "krply.js"))}).then(m => m.runCli(process.argv));\n`;
+  // As bin/krply.js runs it.
+  const runner = `#!${process.execPath}\nrequire(${JSON.stringify(join(dir, "cli", "krply.js"))}).runCli(process.argv);\n`;
   for (const name of ["krply", "kubectl-krply"]) {
     writeFileSync(join(binDir, name), runner);
     chmodSync(join(binDir, name), 0o755);
@@ -54,7 +55,13 @@ export function buildTools(opts: { api?: boolean } = {}): BuiltTools {
   const run = (cmd: string, args: string[], env: Record<string, string> = {}): CliRun => {
     const r = spawnSync(cmd, args, {
       encoding: "utf8",
-      env: { ...process.env, PATH: `${binDir}:${process.env.PATH}`, ...env },
+      // The CLI's code cache goes with the build, not into the user's cache folder.
+      env: {
+        ...process.env,
+        PATH: `${binDir}:${process.env.PATH}`,
+        KRPLY_CLI_CACHE: join(dir, "cli-cache"),
+        ...env,
+      },
       timeout: 60_000,
     });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
