@@ -2,7 +2,12 @@ import type { Readable } from "node:stream";
 import type { RequestOptions } from "node:https";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { Agent, request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+// By path, not from undici's index, which loads all of undici (fetch, WebSocket, caches, mocks):
+// about 3 MiB of heap in every recorder for code it never runs (docs/benchmarks.md, recorder).
+import Agent from "undici/lib/dispatcher/agent.js";
+// eslint-disable-next-line no-restricted-imports -- undici's lib/api, not src/api's front door
+import requestOn from "undici/lib/api/api-request.js";
 import { logger } from "../log/logger";
 import { apiErrorFrom, toNetworkError } from "./errors";
 import { parseJsonText } from "./json";
@@ -215,12 +220,15 @@ export class KubeClient {
     }, WAITING_WARN_MS);
     timer.unref();
     try {
-      return await request(this.server + path, {
+      // The server URL may carry a path prefix (a proxy's), so origin and path come from the whole.
+      const url = new URL(this.server + path);
+      return await requestOn.call(this.agent, {
+        origin: url.origin,
+        path: url.pathname + url.search,
         method,
         headers: { ...(await this.authHeaders()), ...headers },
         body,
         signal,
-        dispatcher: this.agent,
       });
     } catch (err) {
       throw toNetworkError(err, what);

@@ -75,7 +75,9 @@ const STABILITY = { "": 3, beta: 2, alpha: 1 } as const;
 export function compareKubeAwareVersions(a: string, b: string): number {
   const x = KUBE_VERSION.exec(a);
   const y = KUBE_VERSION.exec(b);
-  if (!x && !y) return a.localeCompare(b);
+  // Code-unit order as Go's strings.Compare, not localeCompare, which loads ICU's collator (some
+  // 8 MiB of the recorder's RSS, docs/benchmarks.md, recorder).
+  if (!x && !y) return a < b ? -1 : a > b ? 1 : 0;
   if (!x) return 1;
   if (!y) return -1;
   const sx = STABILITY[(x[2] ?? "") as keyof typeof STABILITY];

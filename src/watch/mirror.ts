@@ -8,8 +8,9 @@ export interface MirrorState {
 
 /** Decides what one mirror tick writes: the whole watermark map as one value, or nothing if unchanged. */
 export function mirrorTick(state: MirrorState, watermarks: Record<string, string>): string | null {
+  // Any fixed order makes equal maps equal text; code-unit order, since localeCompare loads ICU.
   const sorted = Object.fromEntries(
-    Object.entries(watermarks).sort(([a], [b]) => a.localeCompare(b)),
+    Object.entries(watermarks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   );
   const value = JSON.stringify({ v: 1, watermarks: sorted });
   if (value === state.last) return null;

@@ -305,6 +305,20 @@ describe("start-up", () => {
     for (const marker of ["ZodType", "@kubernetes/client-node", "YAMLMap"])
       expect({ marker, found: text.includes(marker) }).toEqual({ marker, found: false });
   });
+
+  it("`krply record` loads undici's client but not its fetch, caches or mocks", () => {
+    const chunks = join(tools.dir, "cli", "chunks");
+    const recorder = readdirSync(chunks).find(f => f.startsWith("recorder-"));
+    expect(recorder).toBeDefined();
+    const text = [...staticGraph(join(chunks, recorder!))]
+      .map(f => readFileSync(f, "utf8"))
+      .join("\n");
+    expect(text).toContain("journal_mode");
+    expect(text).toContain("allowH2");
+    // undici's index loads all of it; the kube client imports its Agent and request by path.
+    for (const marker of ["fetch failed", "CacheStorage", "MockAgent"])
+      expect({ marker, found: text.includes(marker) }).toEqual({ marker, found: false });
+  });
 });
 
 describe("code cache", () => {

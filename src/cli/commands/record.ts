@@ -80,6 +80,8 @@ interface RecordFlags {
 }
 
 async function runRecord(opts: RecordFlags, store: string): Promise<void> {
+  // Before the recorder's modules load: their compilation and the first LIST already grow the heap.
+  (await import("../../watch/heap-trim")).leanRecorderHeap();
   // The recorder brings the kube client; only this command loads it, so readers start fast.
   const { Recorder, journalOptionsOf } = await import("../../watch/recorder");
   // Retention and redaction follow the same KRPLY_* settings as in the cluster.
