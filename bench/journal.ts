@@ -35,6 +35,11 @@ function ms(ns: bigint): number {
   return Number(ns) / 1e6;
 }
 
+function cpuSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return d.user + d.system;
+}
+
 /** Runs the benchmark; flags: --events N (write phase), --read-events N (reads), --objects N, --cache N. */
 export async function main(args: string[]): Promise<void> {
   const events = flag(args, "events", 200_000);
@@ -82,22 +87,30 @@ export async function main(args: string[]): Promise<void> {
     let rawNs = 0n;
     let rawzNs = 0n;
     let jNs = 0n;
+    // CPU time (all threads of the process) beside wall time: on a busy machine the side that does
+    // more CPU work per event is stretched more, so the wall ratio there falls toward the CPU ratio.
+    let rawCpuUs = 0;
+    let jCpuUs = 0;
     let rawBytes = 0;
     let batchNo = 0;
     for (let done = 0; done < events; done += BATCH) {
       const recs = w.next(Math.min(BATCH, events - done));
       const runRaw = () => {
+        const c0 = process.cpuUsage();
         const t0 = process.hrtime.bigint();
         rawBytes += rawTxn(recs);
         rawNs += process.hrtime.bigint() - t0;
+        rawCpuUs += cpuSince(c0);
         const t1 = process.hrtime.bigint();
         rawz.txn(recs);
         rawzNs += process.hrtime.bigint() - t1;
       };
       const runJournal = () => {
+        const c0 = process.cpuUsage();
         const t0 = process.hrtime.bigint();
         j.append({ records: recs, checkpoints: checkpointsOf(recs) });
         jNs += process.hrtime.bigint() - t0;
+        jCpuUs += cpuSince(c0);
       };
       if (batchNo++ % 2 === 0) {
         runRaw();
@@ -120,6 +133,10 @@ export async function main(args: string[]): Promise<void> {
     rawz.db.close();
     console.log(
       `append: journal ${jRate.toFixed(0)} ev/s, raw INSERT ${rawRate.toFixed(0)} ev/s, ratio ${(jRate / rawRate).toFixed(2)} (target >= 0.8; matched page size and cache)`,
+    );
+    console.log(
+      `append CPU per event: journal ${(jCpuUs / events).toFixed(1)} µs, raw INSERT ${(rawCpuUs / events).toFixed(1)} µs, ` +
+        `ratio ${(rawCpuUs / jCpuUs).toFixed(2)}; wall per event: journal ${((ms(jNs) * 1000) / events).toFixed(1)} µs, raw ${((ms(rawNs) * 1000) / events).toFixed(1)} µs`,
     );
     console.log(
       `append vs raw deflated INSERT ${rawzRate.toFixed(0)} ev/s: ratio ${(jRate / rawzRate).toFixed(2)}`,

@@ -48,13 +48,6 @@ export const DEFAULTS = {
 const POSITIONS_MIN = 65_536;
 const POSITIONS_PER_CACHED = 16;
 
-function metaValue(db: Database.Database, key: string): string | null {
-  const r = db.prepare("SELECT value FROM meta WHERE key=?").get(key) as
-    | { value: string }
-    | undefined;
-  return r?.value ?? null;
-}
-
 /** Runs the open check the caller asked for; a journal that fails it is not used. */
 function check(
   view: SqliteView,
@@ -108,6 +101,7 @@ class SqliteJournal extends SqliteView implements Journal {
       salt,
       verbatim,
     };
+    this.st = writerStatements(db);
     const cacheSize = options.lastVersionCacheSize ?? DEFAULTS.lastVersionCacheSize;
     // An evicted keyframe leaves its position behind (three numbers, not the object), so the
     // miss that brings it back reads the keyframe row directly instead of searching for it.
@@ -126,17 +120,17 @@ class SqliteJournal extends SqliteView implements Journal {
       nextSeq: this.maxSeq() + 1,
       duplicates: 0,
     };
-    this.st = writerStatements(db);
     const r = options.retention;
     if (r && (r.maxBytes || r.volumePercent || r.maxAgeMs)) {
       this.retention = new Retention(db, this.store, path, r, codec);
     }
   }
 
+  /** The highest seq ever used, asked before every batch (prepared once: a prepare costs more than the query). */
   private maxSeq(): number {
-    const r = this.db.prepare("SELECT max(seq) AS s FROM records").get() as { s: number | null };
-    const last = Number(metaValue(this.db, "last_seq") ?? 0);
-    return Math.max(r.s ?? 0, last);
+    const top = this.st.maxSeq.get() as number | null;
+    const last = Number((this.st.lastSeqValue.get() as string | undefined) ?? 0);
+    return Math.max(top ?? 0, last);
   }
 
   /**

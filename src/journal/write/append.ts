@@ -56,6 +56,8 @@ export function writerStatements(db: Database.Database) {
     lastSeq: db.prepare(
       "INSERT INTO meta (key, value) VALUES ('last_seq', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
     ),
+    maxSeq: db.prepare("SELECT max(seq) FROM records").pluck(),
+    lastSeqValue: db.prepare("SELECT value FROM meta WHERE key='last_seq'").pluck(),
     bucketTime: db.prepare(
       `INSERT INTO bucket_times (k, min_observed) VALUES (?, ?)
        ON CONFLICT(k) DO UPDATE SET min_observed = min(min_observed, excluded.min_observed)`,

@@ -96,6 +96,13 @@ function effectOf(rec: JournalRecord): StreamEffect {
   return null;
 }
 
+/** Whether o has exactly one key (without building a key array per record). */
+function onlyKey(o: object): boolean {
+  let n = 0;
+  for (const _k in o) if (++n > 1) return false;
+  return n === 1;
+}
+
 /** The row a record becomes on a stream, by the journal's per-type rules (pure). */
 export function rowOf(rec: JournalRecord, stream: RowStream, ctx: RowContext): RowPlan {
   const meta: Meta = {};
@@ -103,8 +110,7 @@ export function rowOf(rec: JournalRecord, stream: RowStream, ctx: RowContext): R
   if (rec.clusterId !== stream.clusterId) meta.cl = rec.clusterId;
   let flags = rec.synthetic ? FLAG_SYNTHETIC : 0;
   if (rec.provenance) {
-    if (rec.provenance.source === "watch" && Object.keys(rec.provenance).length === 1)
-      flags |= FLAG_PROV_WATCH;
+    if (rec.provenance.source === "watch" && onlyKey(rec.provenance)) flags |= FLAG_PROV_WATCH;
     else meta.p = rec.provenance;
   }
   payloadsToMeta(rec, meta);
