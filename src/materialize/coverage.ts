@@ -5,6 +5,17 @@ import { describeDownWindow, describeGap, warn } from "./warnings";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** Windows grouped by their stream, in the order given. */
+export function byStream<W extends { streamId: string }>(windows: readonly W[]): Map<string, W[]> {
+  const out = new Map<string, W[]>();
+  for (const w of windows) {
+    const list = out.get(w.streamId);
+    if (list) list.push(w);
+    else out.set(w.streamId, [w]);
+  }
+  return out;
+}
+
 /** Streams of a cluster that hold a namespace's objects ("" streams hold every namespace). */
 export function streamsFor(view: JournalView, clusterId: string, namespace?: string): StreamInfo[] {
   return view
@@ -34,12 +45,16 @@ export function coverageAt(
   const allGaps: GapWindow[] = [];
   const allDown: DownWindow[] = [];
   const unrecorded: UnrecordedInfo[] = [];
+  const point = { fromMs: atMs, toMs: atMs };
+  // One read each of the gaps and down windows at the instant, for every stream at once.
+  const gapsOf = byStream(streams.length > 0 ? view.gapWindows(undefined, point) : []);
+  const downOf = byStream(streams.length > 0 ? view.downWindows(undefined, point) : []);
   const out = streams.map(s => {
     const pos = view.streamPositionAt(s.streamId, atMs, positions);
     const baselinePresent = view.baselineMarks(s.streamId).some(m => m.observedAtMs <= atMs);
-    const gaps = view.gapWindows(s.streamId, { fromMs: atMs, toMs: atMs });
+    const gaps = gapsOf.get(s.streamId) ?? [];
     allGaps.push(...gaps);
-    const down = view.downWindows(s.streamId, { fromMs: atMs, toMs: atMs });
+    const down = downOf.get(s.streamId) ?? [];
     allDown.push(...down);
     const change = view.coverageAt(s.streamId, atMs);
     const available = !change || change.state === "available";

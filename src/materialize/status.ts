@@ -8,6 +8,7 @@ import {
   type DownWindowInfo,
   type GapInfo,
 } from "./answer";
+import { byStream } from "./coverage";
 import { listSnapshots, type SnapshotSummary } from "./snapshot";
 import { describeGap, warn } from "./warnings";
 
@@ -36,11 +37,14 @@ export function streamReports(view: JournalView, cluster?: string): Answer<Strea
   const warnings: string[] = [];
   const open: GapWindow[] = [];
   let partial = false;
+  // One read each of every gap and down window, grouped here, instead of two reads per stream.
+  const gapsOf = byStream(view.gapWindows());
+  const downOf = byStream(view.downWindows());
   const streams = view
     .streams()
     .filter(s => cluster === undefined || s.key.clusterId === cluster)
     .map(s => {
-      const windows = view.gapWindows(s.streamId);
+      const windows = gapsOf.get(s.streamId) ?? [];
       for (const g of windows) {
         if (g.toMs !== null) continue;
         open.push(g);
@@ -53,7 +57,7 @@ export function streamReports(view: JournalView, cluster?: string): Answer<Strea
       return {
         ...s,
         gaps: windows.map(gapInfo),
-        downWindows: view.downWindows(s.streamId).map(downWindowInfo),
+        downWindows: (downOf.get(s.streamId) ?? []).map(downWindowInfo),
       };
     });
   const pruned = view.prunedBefore();

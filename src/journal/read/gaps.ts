@@ -5,6 +5,15 @@ import type { GapWindow, TimeRange } from "../types";
 import { controlRecords } from "./history";
 
 const BASELINE = TYPE_CODES.indexOf("baseline");
+const PRUNED = TYPE_CODES.indexOf("pruned");
+
+/**
+ * Rows just before a gap that are searched for its last good record one gap at a time. The record
+ * is usually among a stream's last few; gaps whose record is not there (a quiet stream, an RV the
+ * journal does not hold) are searched together in one pass instead of one long scan each.
+ */
+const NEAR_ROWS = 4096;
+const RV_CHUNK = 500;
 
 /**
  * Whether a window overlaps a range. Both ends are exclusive: the last good record and the relist
@@ -12,6 +21,100 @@ const BASELINE = TYPE_CODES.indexOf("baseline");
  */
 export function overlaps(w: GapWindow, r: TimeRange): boolean {
   return w.fromMs < r.toMs && (w.toMs === null || w.toMs > r.fromMs);
+}
+
+/**
+ * Window starts by gap seq, per connection. A start depends only on rows before its gap, which
+ * appends never touch and only retention removes; every prune writes a PRUNED record, so the
+ * newest PRUNED seq tells when the starts must be found again.
+ */
+const startMemo = new WeakMap<Store, { prunedSeq: number; starts: Map<number, number | null> }>();
+
+function memoOf(store: Store): Map<number, number | null> {
+  const prunedSeq =
+    (store.sql
+      .prep("SELECT max(seq) FROM records WHERE object IS NULL AND type=?")
+      .pluck()
+      .get(PRUNED) as number | null) ?? 0;
+  let m = startMemo.get(store);
+  if (!m || m.prunedSeq !== prunedSeq) {
+    m = { prunedSeq, starts: new Map() };
+    startMemo.set(store, m);
+  }
+  return m.starts;
+}
+
+interface Pending {
+  seq: number;
+  stream: number;
+  rv: string;
+  /** Seq of the stream's last baseline marker before the gap (0 without one). */
+  from: number;
+  markerMs: number | null;
+}
+
+/**
+ * Where each gap's window starts: the observed time of the stream's record of the gap's last good
+ * RV, found between the stream's last baseline marker before the gap and the gap. The record that
+ * made the RV durable may be an event, a baseline marker or a checkpoint.
+ */
+function findStarts(store: Store, gaps: { seq: number; stream: number; rv: string }[]) {
+  const out = new Map<number, number | null>();
+  // The stream's last baseline marker before the GAP (indexed): the last good RV is at or after it.
+  const markerBefore = store.sql.prep(
+    "SELECT seq, observed_at FROM records WHERE object IS NULL AND type=? AND stream=? AND seq<? ORDER BY seq DESC LIMIT 1",
+  );
+  // Without a durable position nothing on the stream was ever proven: from its first record.
+  const first = store.sql.prep(
+    "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq LIMIT 1",
+  );
+  const near = store.sql.prep(
+    "SELECT observed_at FROM records WHERE seq>=? AND seq<? AND stream=? AND rv=? ORDER BY seq DESC LIMIT 1",
+  );
+  const far: Pending[] = [];
+  for (const g of gaps) {
+    if (g.rv === "") {
+      const f = first.get(g.stream, g.seq) as { observed_at: number } | undefined;
+      out.set(g.seq, f?.observed_at ?? null);
+      continue;
+    }
+    const mk = markerBefore.get(BASELINE, g.stream, g.seq) as
+      | { seq: number; observed_at: number }
+      | undefined;
+    const p: Pending = { ...g, from: mk?.seq ?? 0, markerMs: mk?.observed_at ?? null };
+    const lo = Math.max(p.from, g.seq - NEAR_ROWS);
+    const hit = near.get(lo, g.seq, g.stream, g.rv) as { observed_at: number } | undefined;
+    if (hit) out.set(g.seq, hit.observed_at);
+    else if (lo > p.from) far.push(p);
+    // An RV the journal does not hold (pruned, or a journal restored from an older copy): the last
+    // relist is the last point continuity is known from.
+    else out.set(g.seq, p.markerMs);
+  }
+  if (far.length === 0) return out;
+  // One pass over the rows before all remaining gaps, with each gap's own bounds applied below.
+  const lo = Math.min(...far.map(p => p.from));
+  const hi = Math.max(...far.map(p => p.seq - NEAR_ROWS));
+  const rvs = [...new Set(far.map(p => p.rv))];
+  const rows: { seq: number; stream: number; rv: string; observed_at: number }[] = [];
+  // Chunks keep the statement under SQLite's bound on parameters however many gaps there are.
+  for (let i = 0; i < rvs.length; i += RV_CHUNK) {
+    const chunk = rvs.slice(i, i + RV_CHUNK);
+    const stmt = store.sql.prep(
+      `SELECT seq, stream, rv, observed_at FROM records WHERE seq>=? AND seq<? AND rv IN (${chunk
+        .map(() => "?")
+        .join(",")})`,
+    );
+    rows.push(...(stmt.all(lo, hi, ...chunk) as typeof rows));
+  }
+  for (const p of far) {
+    let best: { seq: number; observed_at: number } | null = null;
+    for (const r of rows) {
+      if (r.stream !== p.stream || r.rv !== p.rv || r.seq < p.from || r.seq >= p.seq) continue;
+      if (!best || r.seq > best.seq) best = r;
+    }
+    out.set(p.seq, best?.observed_at ?? p.markerMs);
+  }
+  return out;
 }
 
 /**
@@ -29,41 +132,22 @@ export function gapsWithWindows(
   const markerAfter = store.sql.prep(
     "SELECT observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? AND seq>? ORDER BY seq LIMIT 1",
   );
-  // The stream's last baseline marker before the GAP (indexed): the last good RV is at or after it,
-  // so the search below never scans further back than the stream's last relist.
-  const markerBefore = store.sql.prep(
-    "SELECT seq, observed_at FROM records WHERE object IS NULL AND type=? AND stream=? AND seq<? ORDER BY seq DESC LIMIT 1",
-  );
-  // The record that made the last good RV durable: an event, a baseline marker or a checkpoint.
-  const lastGood = store.sql.prep(
-    "SELECT observed_at FROM records WHERE seq>=? AND seq<? AND stream=? AND rv=? ORDER BY seq DESC LIMIT 1",
-  );
-  // Without a durable position nothing on the stream was ever proven: from its first record.
-  const first = store.sql.prep(
-    "SELECT observed_at FROM records WHERE stream=? AND seq<? ORDER BY seq LIMIT 1",
-  );
-  const startOf = (streamRow: number, gapSeq: number, rv: string): number | null => {
-    if (rv === "") {
-      const f = first.get(streamRow, gapSeq) as { observed_at: number } | undefined;
-      return f?.observed_at ?? null;
-    }
-    const mk = markerBefore.get(BASELINE, streamRow, gapSeq) as
-      | { seq: number; observed_at: number }
-      | undefined;
-    const b = lastGood.get(mk?.seq ?? 0, gapSeq, streamRow, rv) as
-      | { observed_at: number }
-      | undefined;
-    // An RV the journal does not hold (pruned, or a journal restored from an older copy): the last
-    // relist is the last point continuity is known from.
-    return b?.observed_at ?? mk?.observed_at ?? null;
-  };
+  const streamRow = (g: JournalRecord) => store.registry.streamsById.get(g.streamId)!.id;
+  const memo = memoOf(store);
+  const missing = gaps
+    .filter(g => !memo.has(g.ingestSeq!))
+    .map(g => ({
+      seq: g.ingestSeq!,
+      stream: streamRow(g),
+      rv: g.gap?.lastGoodResourceVersion ?? "",
+    }));
+  if (missing.length > 0) for (const [seq, ms] of findStarts(store, missing)) memo.set(seq, ms);
   return gaps.map(g => {
-    const s = store.registry.streamsById.get(g.streamId)!;
     const seq = g.ingestSeq!;
-    const m = markerAfter.get(BASELINE, s.id, seq) as
+    const m = markerAfter.get(BASELINE, streamRow(g), seq) as
       | { observed_at: number; rv: string }
       | undefined;
-    const from = startOf(s.id, seq, g.gap?.lastGoodResourceVersion ?? "");
+    const from = memo.get(seq) ?? null;
     const record: JournalRecord = m ? { ...g, gap: { ...g.gap!, resolvedByBaselineRv: m.rv } } : g;
     return {
       record,
