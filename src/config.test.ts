@@ -50,6 +50,7 @@ describe("loadConfig", () => {
         maxQueue: 256,
         maxBodyBytes: 65_536,
         shutdownGraceMs: 20_000,
+        eventsCacheBytes: 16 * 1024 * 1024,
       },
       auditLogPath: null,
       metrics: { host: "0.0.0.0", port: 9464 },

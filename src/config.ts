@@ -266,6 +266,12 @@ const fields = {
   KRPLY_API_MAX_QUEUE: wholeNumber(1, 100_000)
     .prefault("256")
     .describe("Queries that may wait for a worker; more are refused at once with a 503."),
+  KRPLY_API_EVENTS_CACHE_MIB: wholeNumber(0, 1024)
+    .prefault("16")
+    .describe(
+      "Memory for full pages of /v1/events kept as JSON text, so a page asked again is sent without " +
+        "decoding its records; a last, partial page is never kept. 0 turns it off.",
+    ),
   KRPLY_API_MAX_BODY_BYTES: wholeNumber(256, 16 * 1024 * 1024)
     .prefault("65536")
     .describe("Largest request body the sidecar reads; larger ones get a 413."),
@@ -425,6 +431,8 @@ export interface ApiSettings {
   maxQueue: number;
   maxBodyBytes: number;
   shutdownGraceMs: number;
+  /** Budget of the cache of full events pages; 0 turns it off. */
+  eventsCacheBytes: number;
 }
 
 /** How ReplayPlan approvals work and how long the replay gate trusts what it read. */
@@ -577,6 +585,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       maxQueue: s.KRPLY_API_MAX_QUEUE,
       maxBodyBytes: s.KRPLY_API_MAX_BODY_BYTES,
       shutdownGraceMs: s.KRPLY_API_SHUTDOWN_GRACE_MS,
+      eventsCacheBytes: s.KRPLY_API_EVENTS_CACHE_MIB * 1024 * 1024,
     },
     auditLogPath: s.KRPLY_AUDIT_LOG ? s.KRPLY_AUDIT_LOG : null,
     metrics:

@@ -6,7 +6,6 @@ import { openJournal, type GapWindow, type Journal, type JournalView } from "../
 import { AuditIngestor, type AuditCounts } from "../audit";
 import {
   answer,
-  byStream,
   changesByActor,
   coverageAt,
   coverageOf,
@@ -25,6 +24,7 @@ import {
   timeline,
   type Answer,
   type At,
+  type Coverage,
   type TimelineEntry,
 } from "../materialize";
 import { ApiError } from "./errors";
@@ -97,20 +97,24 @@ function selectorOf(view: JournalView, ref: RefInput) {
   return { clusterId, kind };
 }
 
+/** The filters in a fixed order, for keys. */
+function filterKeyOf(f: EventFilters): unknown[] {
+  return [f.cluster, f.stream, f.kind, f.namespace, f.name, f.since, f.until, f.types];
+}
+
 // A cursor is bound to the filters it was made for, so reusing it with others is an error, not a skip.
 function filterKey(f: EventFilters): string {
-  const key = JSON.stringify([
-    f.cluster,
-    f.stream,
-    f.kind,
-    f.namespace,
-    f.name,
-    f.since,
-    f.until,
-    f.types,
-  ]);
+  const key = JSON.stringify(filterKeyOf(f));
   return createHash("sha256").update(key).digest("base64url").slice(0, 12);
 }
+
+/** Envelopes of events answers by view, for the journal state (changeMark) they were read at. */
+const envelopes = new WeakMap<
+  JournalView,
+  { mark: number; byFilters: Map<string, EventsEnvelope> }
+>();
+/** Distinct filters whose envelope is kept between two changes of the journal. */
+const ENVELOPES_KEPT = 256;
 
 /** Wraps the journal's cursor with the filters it belongs to. */
 export function encodeCursor(journalCursor: string, f: EventFilters): string {
@@ -148,13 +152,47 @@ function gapsFor(view: JournalView, f: EventFilters, nowMs: number): GapWindow[]
     fromMs: f.since ? Date.parse(f.since) : 0,
     toMs: f.until ? Date.parse(f.until) : nowMs,
   };
-  const streams = view
-    .streams()
-    .filter(s => f.cluster === undefined || s.key.clusterId === f.cluster)
-    .filter(s => f.stream === undefined || s.streamId === f.stream);
-  // One read of every gap overlapping the range, not one per stream (hundreds of streams).
-  const all = byStream(view.gapWindows(undefined, during));
-  return streams.flatMap(s => all.get(s.streamId) ?? []);
+  // One read of every gap overlapping the range (of the one stream asked for), not one per stream.
+  const gaps = view.gapWindows(f.stream, during);
+  if (f.cluster === undefined) return gaps;
+  const inCluster = new Set(
+    view
+      .streams()
+      .filter(s => s.key.clusterId === f.cluster)
+      .map(s => s.streamId),
+  );
+  return gaps.filter(g => inCluster.has(g.streamId));
+}
+
+/** What an events answer says besides its page, with the filters resolved (cluster, kind). */
+export interface EventsEnvelope {
+  filters: EventFilters;
+  coverage: Coverage;
+  warnings: string[];
+  /** The journal's removal count (JournalView.removals) when this was read. */
+  removals: number;
+}
+
+function eventsEnvelope(
+  view: JournalView,
+  filters: EventFilters,
+  ctx: QueryContext,
+): EventsEnvelope {
+  const f = { ...filters };
+  if (f.cluster !== undefined) f.cluster = cluster(view, f.cluster);
+  if (f.kind !== undefined) f.kind = kindOf(view, cluster(view, f.cluster), f.kind);
+  const gaps = gapsFor(view, f, ctx.now());
+  const horizon = view.prunedBefore();
+  const pruned = horizon && (!f.since || f.since < horizon) ? horizon : null;
+  return {
+    filters: f,
+    coverage: coverageOf(gaps, pruned),
+    warnings:
+      gaps.length > 0
+        ? [`${gaps.length} gap(s) overlap the range; events in them are unknown`]
+        : [],
+    removals: view.removals(),
+  };
 }
 
 function eventsPage(
@@ -266,20 +304,43 @@ export const QUERIES = {
     input: { filters: EventFilters; limit: number; cursor?: string; objects: boolean },
     ctx: QueryContext,
   ) {
-    const f = { ...input.filters };
-    if (f.cluster !== undefined) f.cluster = cluster(view, f.cluster);
-    if (f.kind !== undefined) f.kind = kindOf(view, cluster(view, f.cluster), f.kind);
-    const page = eventsPage(view, f, input.limit, input.cursor, input.objects);
-    const gaps = gapsFor(view, f, ctx.now());
-    const horizon = view.prunedBefore();
-    const pruned = horizon && (!f.since || f.since < horizon) ? horizon : null;
-    return answer(
-      page,
-      coverageOf(gaps, pruned),
-      gaps.length > 0
-        ? [`${gaps.length} gap(s) overlap the range; events in them are unknown`]
-        : [],
-    );
+    const env = eventsEnvelope(view, input.filters, ctx);
+    const page = eventsPage(view, env.filters, input.limit, input.cursor, input.objects);
+    return answer(page, env.coverage, env.warnings);
+  },
+
+  /**
+   * The coverage and warnings of an events answer, kept per filters until the journal changes: the
+   * gaps, horizon and removals it reads move only with a commit. (The range ends now, but a gap
+   * window always starts before the gap was recorded, so a later now adds no overlap.)
+   */
+  eventsEnvelope(view: JournalView, input: { filters: EventFilters }, ctx: QueryContext) {
+    const mark = view.changeMark();
+    let memo = envelopes.get(view);
+    if (!memo || memo.mark !== mark) envelopes.set(view, (memo = { mark, byFilters: new Map() }));
+    const key = JSON.stringify(filterKeyOf(input.filters));
+    let env = memo.byFilters.get(key);
+    if (!env) {
+      env = eventsEnvelope(view, input.filters, ctx);
+      if (memo.byFilters.size >= ENVELOPES_KEPT) memo.byFilters.clear();
+      memo.byFilters.set(key, env);
+    }
+    return env;
+  },
+
+  /**
+   * One events page as JSON text, for filters eventsEnvelope resolved. It is full when a record
+   * follows it; the removal count is read first, so a removal during the read shows as a change.
+   */
+  eventsPageText(
+    view: JournalView,
+    input: { filters: EventFilters; limit: number; cursor?: string; objects: boolean },
+  ) {
+    const removals = view.removals();
+    const page = eventsPage(view, input.filters, input.limit, input.cursor, input.objects);
+    // Bytes, not a string: a page is over 100 KiB, and a string that large lives in V8's large
+    // object space until a full collection, where a buffer's memory goes with its small wrapper.
+    return { removals, full: page.nextCursor !== null, json: Buffer.from(JSON.stringify(page)) };
   },
 
   /** One page of an export: the same filters as events, records only. */

@@ -5,11 +5,15 @@
 import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
 import type { Action, Principal } from "./authorizer";
+import type { PageCache } from "./event-pages";
 import type { QueryInput, QueryName, QueryOutput } from "./queries";
 
-/** A JSON answer already serialized (by a pool worker), sent as it is. */
+/**
+ * A JSON answer already serialized, sent as it is: text from a pool worker, or UTF-8 pieces sent one
+ * after the other (a cached page between its envelope's two halves, never copied into one buffer).
+ */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly text: string | readonly Buffer[]) {}
 }
 
 /** What a handler answers: JSON (a value, or JsonText), or a stream of text chunks (NDJSON). */
@@ -41,6 +45,8 @@ export interface AppInfo {
   openapi(): unknown;
   /** The journal file the server reads (routes that keep their own tables there open it too). */
   journalPath: string;
+  /** Full events pages kept as JSON text; null when the cache is off. */
+  eventPages: PageCache | null;
 }
 
 export interface RouteContext<P, Q, B> {

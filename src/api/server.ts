@@ -6,6 +6,7 @@ import { nativeBindingInUse, openJournalView, type JournalView } from "../journa
 import { logger, type Logger } from "../log/logger";
 import { assertBindAllowed, type Authorizer, type Principal } from "./authorizer";
 import { ApiError, fieldErrors, invalidInput, toApiError, type FieldError } from "./errors";
+import { PageCache } from "./event-pages";
 import { apiMetrics, type ApiMetrics } from "./metrics";
 import { QueryPool } from "./pool";
 import { runQuery, type QueryName } from "./queries";
@@ -36,6 +37,8 @@ export interface ApiServerOptions {
    * writer), so a snapshot never holds up a history page. Default: none.
    */
   background?: ReadonlySet<QueryName>;
+  /** Budget of the cache of full events pages (event-pages.ts); 0 or unset turns it off. */
+  eventsCacheBytes?: number;
   /** Mapped bytes and page cache of each view (the main thread's and each worker's). */
   view?: { mmapBytes: number; pageCacheKiB: number };
   workerScript?: string;
@@ -207,6 +210,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       text: await metrics.registry.metrics(),
     }),
     openapi: () => (doc ??= openApiDocument(opts.routes)),
+    eventPages: opts.eventsCacheBytes ? new PageCache(opts.eventsCacheBytes) : null,
   };
   const cors = new Set(opts.corsOrigins);
   const ui = opts.uiDir === null ? null : uiFiles(opts.uiDir ?? DEFAULT_UI_DIR);
@@ -240,13 +244,18 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     headers: Record<string, string> = {},
   ) {
     const text = body instanceof JsonText ? body.text : JSON.stringify(body);
+    const parts = typeof text === "string" ? [text] : text;
+    const length = parts.reduce((n, p) => n + Buffer.byteLength(p), 0);
     res.writeHead(status, {
       ...headers,
       "content-type": JSON_TYPE,
-      "content-length": String(Buffer.byteLength(text)),
+      "content-length": String(length),
       ...(closing ? { connection: "close" } : {}),
     });
-    res.end(text);
+    // Corked, the pieces leave in one write; end() uncorks.
+    if (parts.length > 1) res.cork();
+    for (const p of parts.slice(0, -1)) res.write(p);
+    res.end(parts[parts.length - 1]);
   }
 
   function sendError(res: ServerResponse, err: ApiError) {

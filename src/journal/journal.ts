@@ -34,6 +34,7 @@ import {
 import { loadDedupWindow } from "./write/dedup";
 import { defaultKeyFile, loadDigestKey } from "./write/digest-key";
 import type { RedactPolicy } from "./write/redact";
+import { noteRemoval } from "./store/removals";
 
 const log = logger("journal");
 
@@ -255,9 +256,14 @@ class SqliteJournal extends SqliteView implements Journal {
     );
     try {
       const n = this.db
-        .transaction(() =>
-          eventIds.reduce((sum, id) => sum + del.run(typeCode("snapshot"), packId(id)).changes, 0),
-        )
+        .transaction(() => {
+          const gone = eventIds.reduce(
+            (sum, id) => sum + del.run(typeCode("snapshot"), packId(id)).changes,
+            0,
+          );
+          if (gone > 0) noteRemoval(this.db);
+          return gone;
+        })
         .immediate();
       this.wrote();
       if (n > 0) log.info({ path: this.path, deleted: n }, "deleted expired snapshot records");

@@ -370,6 +370,16 @@ export interface JournalView {
   snapshots(): JournalRecord[];
   /** The time before which retention removed history, or null. */
   prunedBefore(): string | null;
+  /**
+   * How many times records were removed (retention, expired snapshots). While it stands still, the
+   * records up to any stored seq are exactly as they were read: appends only add newer ones.
+   */
+  removals(): number;
+  /**
+   * A number that moves whenever the journal changed (a commit by any connection): an answer
+   * computed from the journal may be kept for as long as it stands still.
+   */
+  changeMark(): number;
   /** Baseline markers of a stream, oldest first. */
   baselineMarks(streamId: string): BaselineMark[];
   /** The stream's last coverage change at or before a time, or null when it never changed. */

@@ -39,7 +39,7 @@ export { attributeChange, attributeChanges, type Attribution } from "./attributi
 export { parseFieldsV1, parseFieldsV1Key, ownership } from "./fields-v1";
 export { formatPath, parsePath, escapeKey, type PathSegment } from "./path";
 export { withoutServerFields, SERVER_METADATA } from "./normalize";
-export { byStream, coverageAt, streamsFor } from "./coverage";
+export { coverageAt, streamsFor } from "./coverage";
 export { describeGap, describeAbsence, describeDownWindow, OBSERVED_LATE } from "./warnings";
 export { resolveCluster, resolveKind, kindMatches } from "./resolve";
 export { streamReports, journalStatus, type StreamReport, type JournalStatus } from "./status";

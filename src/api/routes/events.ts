@@ -1,5 +1,6 @@
 // Records in journal order: a page at a time with an opaque cursor, or all of them as NDJSON.
 import { z } from "zod";
+import { eventsAnswer } from "../event-pages";
 import type { EventFilters } from "../queries";
 import { READ, route, type QueryRunner } from "../route";
 import { AnswerOf, anyJson, eventFilters, flag, text, wholeNumber } from "../schemas";
@@ -55,10 +56,15 @@ export const eventRoutes = [
       objects: flag(true).describe("Include each record's object (false is cheaper)."),
     }),
     response: AnswerOf(z.object({ records: z.array(anyJson), nextCursor: z.string().nullable() })),
-    handle: async ({ queries, query }) => {
+    handle: async ({ queries, query, app }) => {
       const { limit, cursor, objects, ...f } = query;
       return {
-        json: await queries.answer("events", { filters: filtersOf(f), limit, cursor, objects }),
+        json: await eventsAnswer(queries, app.eventPages, {
+          filters: filtersOf(f),
+          limit,
+          cursor,
+          objects,
+        }),
       };
     },
   }),

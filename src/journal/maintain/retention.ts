@@ -27,6 +27,7 @@ import { packId } from "../store/rows";
 import { TYPE_CODES, WATCH_CODES } from "../store/schema";
 import type { Store } from "../store/store";
 import type { RetentionOptions } from "../types";
+import { noteRemoval } from "../store/removals";
 
 const log = logger("journal.retention");
 const T = (t: JournalRecord["type"]): number => TYPE_CODES.indexOf(t);
@@ -324,6 +325,7 @@ export class Retention {
       );
     this.rebaseSurvivors(cut, rewrite);
     db.prepare("DELETE FROM records WHERE seq < ? AND seq NOT IN (SELECT seq FROM keep)").run(cut);
+    noteRemoval(db);
     const upd = db.prepare("UPDATE records SET flags=?, body=?, base=? WHERE seq=?");
     for (const r of rewrites) upd.run(r.flags, r.body, r.base, r.seq);
 

@@ -4,6 +4,7 @@ import type { JournalRecord } from "../../event";
 import { toJournalError } from "../errors";
 import { fsckSteps, runFsck, runTailCheck } from "../maintain/fsck";
 import { decodeRow, type Meta } from "../store/rows";
+import { REMOVALS_KEY } from "../store/removals";
 import { TYPE_CODES } from "../store/schema";
 import type { BodyRow, Store } from "../store/store";
 import {
@@ -75,6 +76,7 @@ export class SqliteView implements JournalView {
         "SELECT seq, observed_at, rv FROM records WHERE object IS NULL AND type=? AND stream=? ORDER BY seq",
       ),
       prunedBefore: db.prepare("SELECT value FROM meta WHERE key='pruned_before'").pluck(),
+      removals: db.prepare(`SELECT value FROM meta WHERE key='${REMOVALS_KEY}'`).pluck(),
       controlRv: db.prepare(
         "SELECT 1 FROM records WHERE object IS NULL AND stream=? AND rv=? AND rv IS NOT NULL LIMIT 1",
       ),
@@ -156,6 +158,16 @@ export class SqliteView implements JournalView {
   prunedBefore(): string | null {
     this.live();
     return this.prunedHorizon();
+  }
+
+  changeMark(): number {
+    this.live();
+    return this.seen;
+  }
+
+  removals(): number {
+    this.open();
+    return Number((this.stmt.removals.get() as string | undefined) ?? 0);
   }
 
   private prunedHorizon(): string | null {
