@@ -6,6 +6,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { SIDECAR_NODE_FLAGS } from "../deploy/finalize/objects";
 import { encodeCursor } from "../src/api";
 import { openJournal, openJournalView } from "../src/journal";
 import { timeline } from "../src/materialize";
@@ -37,6 +38,8 @@ function flag(args: string[], name: string, fallback: number): number {
 }
 
 const OBJECTS = 10_000;
+/** Pages after each of the 100 event cursors that the every-page-new runs ask: 4000 in all. */
+const FRESH_PER_CURSOR = 40;
 const PER_NS = 1000;
 
 /** The bench journal: the materialize bench's when it exists (copied, so writes stay here), else built. */
@@ -86,7 +89,9 @@ async function startSidecar(
   execFileSync("npm", ["run", "build:api"], { cwd: root, stdio: "ignore" });
   // --profile DIR: a CPU profile of every thread of the sidecar, written when it stops.
   const prof = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...prof, join(root, "dist", "api", "main.js")], {
+  // With the flags the deployment gives it (deploy/finalize/objects.ts).
+  const flags = [...SIDECAR_NODE_FLAGS, ...prof];
+  const child = spawn(process.execPath, [...flags, join(root, "dist", "api", "main.js")], {
     env: {
       ...process.env,
       KRPLY_JOURNAL: path,
@@ -118,6 +123,9 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
+/** Paths the in-order runs have asked so far (they continue where the last one stopped). */
+let inOrderAsked = 0;
+
 /** Runs a load; meanwhile samples RSS and, with snapshots on, POSTs one snapshot a second. */
 async function load(
   label: string,
@@ -126,6 +134,7 @@ async function load(
   paths: string[],
   seconds: number,
   snapshots: boolean,
+  inOrder = false,
 ) {
   const peak = rssMiB(pid);
   const cpu0 = cpuMs(pid);
@@ -149,11 +158,15 @@ async function load(
       await new Promise(r => setTimeout(r, Math.max(0, 1000 - (Date.now() - t))));
     }
   })();
+  // In order, each path is asked once over all runs (until the list runs out), so no answer can be
+  // served again.
+  const from = inOrderAsked;
+  const next = () => (inOrder ? paths[inOrderAsked++ % paths.length] : pick(paths));
   const r = await autocannon({
     url,
     connections: 50,
     duration: seconds,
-    requests: [{ method: "GET", setupRequest: (req: object) => ({ ...req, path: pick(paths) }) }],
+    requests: [{ method: "GET", setupRequest: (req: object) => ({ ...req, path: next() }) }],
   });
   stop = true;
   await poster;
@@ -174,6 +187,7 @@ async function load(
     snapshots: snapshots ? snaps.length : undefined,
     snapshotMedianMs: snapshots && snaps.length ? median(snaps.map(s => s.ms)) : undefined,
     snapshotStatuses: snapshots ? [...new Set(snaps.map(s => s.status))].join(",") : undefined,
+    askedAgain: inOrder ? Math.max(0, inOrderAsked - Math.max(from, paths.length)) : undefined,
   };
   console.log(JSON.stringify(row));
   return row;
@@ -195,13 +209,26 @@ export async function main(args: string[]): Promise<void> {
 
   // Events pages start at random places of the journal: cursors made here, as the server makes them.
   const view = openJournalView(path);
-  const cursors: string[] = [];
+  const journalCursors: string[] = [];
   for (let k = 0; k < 100; k++) {
     const since = new Date(T0 + Math.floor(((k + 0.5) / 100) * events)).toISOString();
     const c = view.events({ since, limit: 1, includeObjects: false }).nextCursor;
-    if (c) cursors.push(encodeCursor(c, {}));
+    if (c) journalCursors.push(c);
   }
+  const cursors = journalCursors.map(c => encodeCursor(c, {}));
   const eventPaths = cursors.map(c => `/v1/events?limit=100&cursor=${c}`);
+  // Pages no run asks twice, for the runs a cache of pages cannot help: from each cursor above,
+  // the cursors of the next FRESH_PER_CURSOR pages, asked in an order that spreads them out.
+  const fresh: string[][] = journalCursors.map(c => {
+    const out: string[] = [];
+    let at: string | null = c;
+    for (let k = 0; k < FRESH_PER_CURSOR && at; k++) {
+      at = view.events({ cursor: at, limit: 100, includeObjects: false }).nextCursor;
+      if (at) out.push(`/v1/events?limit=100&cursor=${encodeCursor(at, {})}`);
+    }
+    return out;
+  });
+  const freshPaths = fresh[0].flatMap((_, k) => fresh.map(list => list[k]).filter(Boolean));
 
   // The in-process baseline: the same questions without HTTP or the pool.
   const direct = (fn: () => unknown) => {
@@ -245,13 +272,14 @@ export async function main(args: string[]): Promise<void> {
     const only = option(args, "only");
     const rows = [];
     for (const snapshots of [false, true]) {
-      for (const [name, paths] of [
-        ["history", history],
-        ["events", eventPaths],
+      for (const [name, paths, inOrder] of [
+        ["history", history, false],
+        ["events", eventPaths, false],
+        ["events, every page new", freshPaths, true],
       ] as const) {
-        if (only && only !== name) continue;
+        if (only && !name.startsWith(only)) continue;
         const label = snapshots ? `${name} + 1 snapshot/s` : name;
-        rows.push(await load(label, url, child.pid!, paths, seconds, snapshots));
+        rows.push(await load(label, url, child.pid!, paths, seconds, snapshots, inOrder));
       }
     }
     const cores = availableParallelism();
@@ -262,7 +290,8 @@ export async function main(args: string[]): Promise<void> {
         `${r.run}: ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (target < 50), ` +
           `peak RSS ${r.peakRssMiB} MiB (target < 256; ${r.peakAnonRssMiB} MiB anonymous, the rest mapped files), ` +
           `p50 is ${(r.p50Ms / base).toFixed(1)}x the in-process median; ${r.cpuMsPerReq} ms CPU per request, ` +
-          `so p50 >= ${floor} ms with 50 open requests on ${cores} cores (${loadavg()[0].toFixed(1)} load)`,
+          `so p50 >= ${floor} ms with 50 open requests on ${cores} cores (${loadavg()[0].toFixed(1)} load)` +
+          (r.askedAgain === undefined ? "" : `; pages asked again: ${r.askedAgain}`),
       );
     }
   } finally {

@@ -11,6 +11,7 @@ import { existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import { SIDECAR_NODE_FLAGS } from "../deploy/finalize/objects";
 import { openJournal, openJournalView } from "../src/journal";
 import { freePort } from "../test/support/built-cli";
 import { launchBrowser } from "../test/support/browser";
@@ -48,7 +49,9 @@ async function startSidecar(path: string): Promise<{ url: string; child: ChildPr
   execFileSync("npm", ["run", "build:api"], { cwd: ROOT, stdio: "ignore" });
   await buildWeb();
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "dist", "api", "main.js")], {
+  // With the flags the deployment gives it (deploy/finalize/objects.ts).
+  const args = [...SIDECAR_NODE_FLAGS, join(ROOT, "dist", "api", "main.js")];
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       KRPLY_JOURNAL: path,

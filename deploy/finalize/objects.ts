@@ -109,6 +109,15 @@ export function krplyEnv(): Json[] {
   ];
 }
 
+/**
+ * Node flags of the query sidecar (V8's flags hold for its workers too). Node's default young
+ * generation commits 32 MiB up front, and V8 lets the old generation grow to about four times what
+ * is live before collecting it: under load the main thread's heap reached 100 MiB, of which 25 MiB
+ * was live. 4 MiB semi-spaces and a growth factor of 1.5 keep the sidecar within its memory budget
+ * (docs/benchmarks.md, api); the benchmarks run the sidecar with these flags too.
+ */
+export const SIDECAR_NODE_FLAGS = ["--max-semi-space-size=4", "--heap-growing-percent=50"] as const;
+
 /** The query sidecar: the same image, running dist/api/main.js against the shared journal. */
 export function sidecarContainer(s: KrplySettings): Json {
   const probe = (path: string) => ({
@@ -120,7 +129,7 @@ export function sidecarContainer(s: KrplySettings): Json {
     name: "api",
     image: s.image,
     imagePullPolicy: "IfNotPresent",
-    command: ["node", "/app/dist/api/main.js"],
+    command: ["node", ...SIDECAR_NODE_FLAGS, "/app/dist/api/main.js"],
     ports: [{ name: "http", containerPort: 8080, protocol: "TCP" }],
     env: [
       ...krplyEnv(),

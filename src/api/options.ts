@@ -18,6 +18,7 @@ export const DEFAULT_OFFLOAD: ReadonlySet<QueryName> = new Set<QueryName>([
   "exportPage",
   "history",
   "events",
+  "eventsPageText",
   "attribution",
   "objectAt",
   "who",
@@ -38,11 +39,12 @@ export const DEFAULT_BACKGROUND: ReadonlySet<QueryName> = new Set<QueryName>([
 ]);
 
 /**
- * Each view of the sidecar (the main thread's and one per worker) maps nothing and keeps an 8 MiB
+ * Each view of the sidecar (the main thread's and one per worker) maps nothing and keeps a 4 MiB
  * page cache: mapped pages count in resident memory once per view, which put four views of a 330 MB
- * journal over 700 MiB. Reads then come from the kernel's page cache, shared by all of them.
+ * journal over 700 MiB. Reads then come from the kernel's page cache, shared by all of them; 4 MiB
+ * holds the index pages a page of events or a history walks through.
  */
-export const SIDECAR_VIEW = { mmapBytes: 0, pageCacheKiB: 8192 } as const;
+export const SIDECAR_VIEW = { mmapBytes: 0, pageCacheKiB: 4096 } as const;
 
 /** Server options from the configuration. */
 export function serverOptionsOf(
@@ -62,6 +64,7 @@ export function serverOptionsOf(
     maxBodyBytes: api.maxBodyBytes,
     busyTimeoutMs: 5000,
     shutdownGraceMs: api.shutdownGraceMs,
+    eventsCacheBytes: api.eventsCacheBytes,
     routes: ROUTES,
     offload: DEFAULT_OFFLOAD,
     background: DEFAULT_BACKGROUND,

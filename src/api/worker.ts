@@ -1,8 +1,10 @@
 // A pool worker: one read-only view of its own, answering one query at a time by name.
 import { setPriority } from "node:os";
+import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import { openJournalView, useNativeBinding, type Journal, type JournalView } from "../journal";
 import { logger } from "../log/logger";
+import { fullGc } from "../watch/heap-trim";
 import { ApiError, toWire } from "./errors";
 import type { WorkerData, WorkerReply, WorkerRequest } from "./pool";
 import { openSnapshotWriter, runQuery, type QueryName } from "./queries";
@@ -14,6 +16,13 @@ const port = parentPort!;
 const background = data.lane === "background";
 let view: JournalView | null = null;
 let writer: Journal | null = null;
+
+/**
+ * Heap in use past which an interactive worker collects its garbage after answering. A query's
+ * garbage (decoded versions, diffs, the answer's text) is dead once it is answered, but V8 lets the
+ * old generation grow to over 100 MiB before its first full collection, in each worker.
+ */
+const TRIM_ABOVE_BYTES = 48 * 2 ** 20;
 
 /** Nice value of the background lane's thread (Linux sets it per thread; 19 is the lowest). */
 const BACKGROUND_NICE = 15;
@@ -68,6 +77,9 @@ port.on("message", (msg: WorkerRequest) => {
     if (reply.error.code === "internal") log.error({ err, query: msg.name }, "query failed");
   }
   port.postMessage(reply);
+  // The background lane's queries (a snapshot reads every object) leave tens of MiB of garbage each;
+  // collected after every one, the next starts from the same heap instead of piling on top of it.
+  if (background || getHeapStatistics().used_heap_size > TRIM_ABOVE_BYTES) fullGc()?.();
 });
 
 // Opening the view up front makes a bad journal path fail at start, not on the first query.

@@ -17,7 +17,7 @@ let collector: (() => void) | null | undefined;
  * `krply record` cannot pass to itself; setting it at run time and taking gc from a fresh context is
  * what Jest does for --logHeapUsage. Null where the runtime refuses it.
  */
-function fullGc(): (() => void) | null {
+export function fullGc(): (() => void) | null {
   if (collector !== undefined) return collector;
   try {
     setFlagsFromString("--expose-gc");
