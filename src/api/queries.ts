@@ -22,12 +22,14 @@ import {
   streamReports,
   streamsFor,
   timeline,
+  timelinePage,
   type Answer,
   type At,
   type Coverage,
   type TimelineEntry,
 } from "../materialize";
 import { ApiError } from "./errors";
+import { decodeHistoryCursor, encodeHistoryCursor } from "./history-cursor";
 
 /** An object named by a route: kind as typed (deploy, Deployment), name, namespace ("" if cluster-scoped). */
 export interface RefInput {
@@ -236,6 +238,29 @@ function history(
   );
 }
 
+/** One page of an object's timeline, oldest first, with cursors to the pages around it. */
+function historyPage(
+  view: JournalView,
+  input: RefInput & { includeStatus: boolean; limit: number; cursor?: string },
+) {
+  const { clusterId, kind } = selectorOf(view, input);
+  const ref = { kind, namespace: input.namespace, name: input.name, group: input.group };
+  const bound = { clusterId, ...ref };
+  const after = input.cursor === undefined ? undefined : decodeHistoryCursor(input.cursor, bound);
+  const page = timelinePage(view, clusterId, ref, {
+    includeStatus: input.includeStatus,
+    limit: input.limit,
+    after,
+  });
+  const { entries, next, previous, start, total } = page.data;
+  const cursor = (at: number | null) => (at === null ? null : encodeHistoryCursor(at, bound));
+  return answer(
+    { entries, nextCursor: cursor(next), previousCursor: cursor(previous), start, total },
+    page.coverage,
+    page.warnings,
+  );
+}
+
 /** Every query by name. Each takes (view, input, context) and returns plain data. */
 export const QUERIES = {
   clusters(view: JournalView, _input: Record<string, never>) {
@@ -357,7 +382,7 @@ export const QUERIES = {
     return { filters: f, answer: answer(null, coverageOf(gaps, view.prunedBefore()), []) };
   },
 
-  history,
+  history: historyPage,
 
   objectAt(view: JournalView, input: RefInput & { at: At }) {
     const { clusterId, kind } = selectorOf(view, input);

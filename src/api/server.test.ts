@@ -76,6 +76,32 @@ describe("answers", () => {
     expect(junk.status).toBe(400);
   });
 
+  it("pages an object's history oldest first with cursors bound to the object", async () => {
+    const path = "/v1/objects/deploy/web/history?namespace=shop";
+    const whole = await call(server, path);
+    expect(whole.json.data).toMatchObject({ nextCursor: null, previousCursor: null, total: 3 });
+    const rvs = (r: { json: { data: { entries: { resourceVersion: string }[] } } }) =>
+      r.json.data.entries.map(e => e.resourceVersion);
+    const first = await call(server, `${path}&limit=2`);
+    expect(rvs(first)).toEqual(["10", "20"]);
+    expect(first.json.data.previousCursor).toBeNull();
+    const next = await call(server, `${path}&limit=2&cursor=${first.json.data.nextCursor}`);
+    expect(rvs(next)).toEqual(["30"]);
+    expect(next.json.data.nextCursor).toBeNull();
+    const back = await call(server, `${path}&limit=2&cursor=${next.json.data.previousCursor}`);
+    expect(rvs(back)).toEqual(["10", "20"]);
+    const other = await call(
+      server,
+      `/v1/objects/cm/cfg/history?namespace=shop&cursor=${first.json.data.nextCursor}`,
+    );
+    expect(other.status).toBe(400);
+    expect(other.json.error.fields[0].path).toBe("cursor");
+    for (const bad of ["cursor=abc", "limit=0", "limit=1001"]) {
+      const r = await call(server, `${path}&${bad}`);
+      expect({ bad, status: r.status }).toEqual({ bad, status: 400 });
+    }
+  });
+
   it("streams an export as NDJSON with its coverage in a header", async () => {
     const r = await call(server, "/v1/export?namespace=shop");
     expect(r.status).toBe(200);

@@ -357,6 +357,10 @@ export interface JournalView {
   streams(): StreamInfo[];
   events(query: EventQuery): EventPage;
   objectHistory(sel: ObjectSelector): JournalRecord[];
+  /** Ingest positions of an object's versions, oldest first, from the index alone (no bodies). */
+  objectVersionSeqs(sel: ObjectSelector): number[];
+  /** The object's versions stored from one position to another (both included), oldest first. */
+  objectVersionsBetween(sel: ObjectSelector, fromSeq: number, toSeq: number): JournalRecord[];
   objectAt(sel: ObjectSelector, at: PointInTime): ObjectAtResult;
   baselines(streamId?: string): JournalRecord[];
   /** GAP records, each with the baseline that resolved it filled in. */

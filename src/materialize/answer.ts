@@ -120,3 +120,32 @@ export function coverageOf(
 export function answer<T>(data: T, coverage: Coverage, warnings: string[]): Answer<T> {
   return { data, coverage, warnings };
 }
+
+const uniqueBy = <T>(xs: T[]): T[] => {
+  const seen = new Set<string>();
+  return xs.filter(x => {
+    const k = JSON.stringify(x);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+};
+
+/**
+ * Pages of one answer laid end to end as one answer: the data in page order, each gap, down
+ * window, unrecorded stream and warning once, complete only when every page was.
+ */
+export function joinPages<T>(pages: readonly Answer<T[]>[]): Answer<T[]> {
+  const covs = pages.map(p => p.coverage);
+  return {
+    data: pages.flatMap(p => p.data),
+    coverage: {
+      complete: covs.every(c => c.complete),
+      gaps: uniqueBy(covs.flatMap(c => c.gaps)),
+      downWindows: uniqueBy(covs.flatMap(c => c.downWindows)),
+      unrecorded: uniqueBy(covs.flatMap(c => c.unrecorded)),
+      prunedBefore: covs.find(c => c.prunedBefore !== null)?.prunedBefore ?? null,
+    },
+    warnings: [...new Set(pages.flatMap(p => p.warnings))],
+  };
+}

@@ -4,6 +4,7 @@ export {
   coverageOf,
   gapInfo,
   downWindowInfo,
+  joinPages,
   type Answer,
   type Coverage,
   type CoverageExtras,
@@ -31,7 +32,14 @@ export {
   type SearchHit,
   type ExistenceRange,
 } from "./search";
-export { timeline, type TimelineEntry, type TimelineRef } from "./timeline";
+export {
+  timeline,
+  timelinePage,
+  type TimelineEntry,
+  type TimelineOptions,
+  type TimelinePage,
+  type TimelineRef,
+} from "./timeline";
 export { fieldDiff, jsonEqual, type FieldChange } from "./field-diff";
 export { actorOf, actorFromAudit, actorFromManagedFields, actorLabel, type Actor } from "./actor";
 export { changesByActor, type ActorChanges, type ActorChange, type WhoQuery } from "./who";

@@ -276,9 +276,7 @@ describe("the image's /app tree runs the watcher pod against the real API server
       "the sidecar to answer both versions",
       async () => {
         const res = await sidecar(`/v1/objects/ConfigMap/shop/history?namespace=${ns}`);
-        const entries = (res.body.answer ?? res.body.items ?? res.body.data) as
-          | { kind: string }[]
-          | undefined;
+        const entries = (res.body.data as { entries?: { kind: string }[] } | undefined)?.entries;
         return res.status === 200 &&
           entries &&
           entries.filter(e => e.kind === "version").length >= 2

@@ -44,12 +44,13 @@ async function settled(view: string): Promise<void> {
   await page.locator('main#main[aria-busy="false"]').waitFor();
 }
 
+const historyAnswer = (kind: string, name: string) =>
+  rig.api<{
+    data: { entries: HistoryEntry[] };
+    coverage: { downWindows: { streamId: string; from: string }[] };
+  }>(`/v1/objects/${kind}/${name}/history?namespace=${rig.journal.namespace}`);
 const history = async (kind: string, name: string) =>
-  (
-    await rig.api<{ data: HistoryEntry[] }>(
-      `/v1/objects/${kind}/${name}/history?namespace=${rig.journal.namespace}`,
-    )
-  ).data;
+  (await historyAnswer(kind, name)).data.entries;
 
 it("search → timeline (gap in place) → diff → build a plan → dry-run verdicts per object", async () => {
   // Pick the object: search by name prefix, then its Timeline link.
@@ -66,14 +67,20 @@ it("search → timeline (gap in place) → diff → build a plan → dry-run ver
 
   // The timeline holds the recorded versions with their RVs, labelled as observed, and the gap
   // between the last version before it and the relist after it.
-  const truth = await history("configmap", "web-config");
+  const answer = await historyAnswer("configmap", "web-config");
+  const truth = answer.data.entries;
   const entries = page.locator('[data-testid="timeline-entry"]');
   const shown = await entries.evaluateAll(lis =>
     lis.map(li => `${li.getAttribute("data-kind")}:${li.getAttribute("data-rv") ?? ""}`),
   );
   const expected = truth.map(e => `${e.kind}:${e.kind === "version" ? e.resourceVersion : ""}`);
-  expect([expected, [...expected].reverse()]).toContainEqual(shown);
+  expect([expected, [...expected].reverse()]).toContainEqual(shown.filter(s => s !== "down:"));
   expect(shown.filter(s => s.startsWith("gap:"))).toHaveLength(1);
+  // Each recorder down window the answer's coverage names is marked once, at its start.
+  const downs = page.locator('[data-testid="timeline"] [data-testid="down-marker"]');
+  expect(await downs.evaluateAll(ms => ms.map(m => m.getAttribute("data-from")))).toEqual(
+    answer.coverage.downWindows.map(d => d.from),
+  );
   expect(await entries.first().textContent()).toMatch(/observed/);
   expect(await page.locator('[data-testid="timeline"]').textContent()).toMatch(/editor/);
   const gap = page.locator('[data-testid="timeline"] [data-testid="gap-marker"]');
@@ -155,6 +162,64 @@ it("search → timeline (gap in place) → diff → build a plan → dry-run ver
     "ok",
   );
   expect(await seriousAxeViolations(page)).toEqual([]);
+});
+
+it("pages a timeline from the server: each page deep-linked, the gap on one page only", async () => {
+  const truth = await history("configmap", "web-config");
+  const versions = truth.filter(e => e.kind === "version").length;
+  expect(versions).toBeGreaterThan(2);
+  await page.goto(
+    rig.url("timeline", {
+      kind: "configmap",
+      name: "web-config",
+      ns: rig.journal.namespace,
+      limit: "2",
+    }),
+  );
+  await settled("timeline");
+  const seen: string[] = [];
+  const gapPages: number[] = [];
+  const urls: string[] = [];
+  for (let n = 1; n <= versions; n++) {
+    const shown = await page
+      .locator('[data-testid="timeline-entry"]')
+      .evaluateAll(lis =>
+        lis.map(li => `${li.getAttribute("data-kind")}:${li.getAttribute("data-rv") ?? ""}`),
+      );
+    expect(shown.filter(s => s.startsWith("version:")).length).toBeLessThanOrEqual(2);
+    seen.push(...shown.filter(s => s !== "down:"));
+    if (shown.includes("gap:")) gapPages.push(n);
+    urls.push(page.url());
+    const next = page.getByRole("navigation", { name: "Timeline pages (bottom)" });
+    const link = next.getByRole("link", { name: "Next page" });
+    if ((await link.count()) === 0) break;
+    await link.click();
+    await settled("timeline");
+  }
+  expect(seen).toEqual(
+    truth.map(e => `${e.kind}:${e.kind === "version" ? e.resourceVersion : ""}`),
+  );
+  expect(gapPages).toHaveLength(1);
+  expect(urls.length).toBe(Math.ceil(versions / 2));
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  // A page's URL holds its cursor: opened afresh it shows that page; "Previous page" goes back.
+  const fresh = await rig.browser.page();
+  await fresh.goto(urls[1]);
+  await fresh.locator('main#main[aria-busy="false"]').waitFor();
+  await fresh.locator('[data-testid="timeline"]').waitFor();
+  expect(await fresh.locator('[data-testid="timeline-entry"][data-kind="version"]').count()).toBe(
+    Math.min(2, versions - 2),
+  );
+  await fresh
+    .getByRole("navigation", { name: "Timeline pages (top)" })
+    .getByRole("link", { name: "Previous page" })
+    .click();
+  await fresh.locator('main#main[aria-busy="false"]').waitFor();
+  const back = await fresh
+    .locator('[data-testid="timeline-entry"][data-kind="version"]')
+    .evaluateAll(lis => lis.map(li => `version:${li.getAttribute("data-rv")}`));
+  expect(back).toEqual(seen.filter(s => s.startsWith("version:")).slice(0, 2));
+  await fresh.close();
 });
 
 it("the deployment's timeline has no gap marker: the gap is on the ConfigMap stream only", async () => {

@@ -266,9 +266,13 @@ it("an object's history shows its edits, their managers, and the gap", async () 
     "/v1/objects/{kind}/{name}/history",
     `/v1/objects/cm/web-config/history?namespace=${ns}`,
   );
-  const kinds = h.json.data.map((e: { kind: string }) => e.kind);
+  const kinds = h.json.data.entries.map((e: { kind: string }) => e.kind);
   expect(kinds).toContain("gap");
-  const managers = h.json.data.map((e: { manager: string | null }) => e.manager ?? "").join(" ");
+  expect(h.json.data).toMatchObject({ nextCursor: null, previousCursor: null });
+  expect(h.json.data.total).toBe(kinds.filter((k: string) => k === "version").length);
+  const managers = h.json.data.entries
+    .map((e: { manager: string | null }) => e.manager ?? "")
+    .join(" ");
   expect(managers).toMatch(/editor/);
   expect(h.json.coverage.complete).toBe(false);
   const a = await contract(

@@ -1,4 +1,4 @@
-import { hrefOf, pageOf, parseHash, refOf, refParams, withParams } from "./route-state";
+import { hrefOf, parseHash, refOf, refParams, withParams } from "./route-state";
 
 describe("URL state", () => {
   it("reads a view and its parameters from the hash; an empty hash is Coverage", () => {
@@ -46,11 +46,5 @@ describe("URL state", () => {
       ns: "shop",
       group: undefined,
     });
-  });
-
-  it("reads page numbers defensively", () => {
-    expect([pageOf("3"), pageOf("0"), pageOf("-1"), pageOf("x"), pageOf(undefined)]).toEqual([
-      3, 1, 1, 1, 1,
-    ]);
   });
 });

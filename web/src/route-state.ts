@@ -105,12 +105,6 @@ export function refQuery(r: ObjectRef): Record<string, string | undefined> {
   return { cluster: r.cluster, namespace: r.namespace || undefined, group: r.group || undefined };
 }
 
-/** A positive page number from a parameter; anything else is page 1. */
-export function pageOf(v: string | undefined): number {
-  const n = Number(v);
-  return Number.isInteger(n) && n >= 1 ? n : 1;
-}
-
 /** A point of an object's history as the API takes it: rv:<RV> or an ISO time. */
 export function pointLabel(point: string): string {
   return point.startsWith("rv:") ? `resourceVersion ${point.slice(3)}` : `observed by ${point}`;

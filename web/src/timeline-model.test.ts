@@ -2,7 +2,6 @@ import type { Coverage } from "./api-client";
 import {
   actorText,
   fieldManagers,
-  pageOfTimeline,
   timelineItems,
   valueText,
   type HistoryEntry,
@@ -79,26 +78,6 @@ describe("timeline items", () => {
       "version48",
       "version60",
     ]);
-  });
-});
-
-describe("timeline pages", () => {
-  it("shows 10,000 versions a page at a time and names the pages holding markers", () => {
-    const history = Array.from({ length: 10_000 }, (_, i) => version(i, String(i)));
-    history.splice(4321, 0, gapEntry(4320));
-    const items = timelineItems(history, complete);
-    const p = pageOfTimeline(items, 22, 200);
-    expect(p).toMatchObject({ page: 22, pages: 51, first: 4201, last: 4400, total: 10_001 });
-    expect(p.items).toHaveLength(200);
-    expect(p.markerPages).toEqual([22]);
-    expect(pageOfTimeline(items, 999, 200).page).toBe(51);
-    expect(pageOfTimeline([], 1)).toMatchObject({
-      page: 1,
-      pages: 1,
-      first: 0,
-      last: 0,
-      items: [],
-    });
   });
 });
 

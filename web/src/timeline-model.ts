@@ -1,6 +1,6 @@
 // The Object timeline: the object's versions (each with its RV and the time krply OBSERVED it, never
 // called the time of change), with gap, recorder down-window and pruned markers placed in order among
-// them, and paged so a history of 10,000 versions renders a page at a time.
+// them; the server pages them, so a history of 10,000 versions renders a page at a time.
 import type { Coverage } from "./api-client";
 
 export interface FieldChange {
@@ -44,6 +44,18 @@ export type TimelineItem =
   | { kind: "down"; streamId: string; from: string; to: string }
   | { kind: "pruned"; before: string };
 
+/** A page of GET /v1/objects/{kind}/{name}/history: oldest first, with cursors to its neighbours. */
+export interface HistoryPage {
+  entries: HistoryEntry[];
+  nextCursor: string | null;
+  previousCursor: string | null;
+  /** Versions before this page. */
+  start: number;
+  /** Versions in all. */
+  total: number;
+}
+
+/** Versions a timeline page asks for. */
 export const TIMELINE_PAGE = 200;
 
 /** Who is behind a change, as one line: the audit user, or the field manager, or why unknown. */
@@ -124,43 +136,6 @@ export function timelineItems(history: HistoryEntry[], coverage: Coverage): Time
 
 function cmp(a: number, b: number): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-export interface TimelinePage {
-  page: number;
-  pages: number;
-  items: TimelineItem[];
-  /** 1-based positions of the first and last item shown. */
-  first: number;
-  last: number;
-  total: number;
-  /** Pages holding a gap, down or pruned marker, so a reader can jump to each. */
-  markerPages: number[];
-}
-
-/** One page of the timeline; a page past the end shows the last one. */
-export function pageOfTimeline(
-  items: TimelineItem[],
-  page: number,
-  size = TIMELINE_PAGE,
-): TimelinePage {
-  const pages = Math.max(1, Math.ceil(items.length / size));
-  const p = Math.min(Math.max(1, page), pages);
-  const start = (p - 1) * size;
-  const slice = items.slice(start, start + size);
-  const markerPages = new Set<number>();
-  items.forEach((it, i) => {
-    if (it.kind !== "version") markerPages.add(Math.floor(i / size) + 1);
-  });
-  return {
-    page: p,
-    pages,
-    items: slice,
-    first: slice.length ? start + 1 : 0,
-    last: start + slice.length,
-    total: items.length,
-    markerPages: [...markerPages].sort((a, b) => a - b),
-  };
 }
 
 /** A value of a field change as one short line. */

@@ -3,7 +3,20 @@ import { z } from "zod";
 import type { At } from "../../materialize";
 import { ApiError } from "../errors";
 import { READ, route } from "../route";
-import { AnswerOf, anyJson, flag, isoTime, RefParams, refQuery, text } from "../schemas";
+import {
+  AnswerOf,
+  anyJson,
+  flag,
+  isoTime,
+  RefParams,
+  refQuery,
+  text,
+  wholeNumber,
+} from "../schemas";
+
+/** Versions per history page unless asked otherwise, and the most one page holds. */
+export const HISTORY_PAGE = 200;
+export const MAX_HISTORY_PAGE = 1000;
 
 /** `at`: an ISO time, or `rv:<resourceVersion>` of the object's stream. */
 const atParam = z
@@ -56,28 +69,66 @@ export const objectRoutes = [
     method: "GET",
     path: "/v1/objects/{kind}/{name}/history",
     summary: "Every recorded change of an object, with gaps in its stream as entries of their own",
+    description:
+      `A page of the timeline, oldest first: at most limit versions (default ${HISTORY_PAGE}, at most ` +
+      `${MAX_HISTORY_PAGE}), with the gaps that start among them as entries of their own. Pass ` +
+      "nextCursor (or previousCursor) back as cursor, for the same object, for the next (or " +
+      "previous) page. Each page's coverage and warnings name the gaps and recorder down windows " +
+      "that touch its span (from the version before it to its last version; the last page on to " +
+      "now), and, on the first page, the retention horizon.",
     tag: "objects",
     action: READ,
     params: RefParams,
-    query: z.strictObject({ ...refQuery, status: flag(false).describe("Include status changes.") }),
+    query: z.strictObject({
+      ...refQuery,
+      status: flag(false).describe("Include status changes."),
+      limit: wholeNumber(1, MAX_HISTORY_PAGE, HISTORY_PAGE).describe("Versions per page."),
+      cursor: text("cursor", 512)
+        .min(1)
+        .optional()
+        .describe("A page's nextCursor or previousCursor."),
+    }),
     response: AnswerOf(
-      z.array(
-        z.object({
-          kind: z.enum(["version", "gap"]),
-          observedAt: z.string(),
-          resourceVersion: z.string().nullable(),
-          watchType: z.string().nullable(),
-          recordType: z.string(),
-          synthetic: z.boolean(),
-          streamId: z.string(),
-          changes: z.array(anyJson),
-          manager: z.string().nullable(),
-          note: z.string().nullable(),
-        }),
-      ),
+      z.object({
+        entries: z.array(
+          z.object({
+            kind: z.enum(["version", "gap"]),
+            observedAt: z.string(),
+            resourceVersion: z.string().nullable(),
+            watchType: z.string().nullable(),
+            recordType: z.string(),
+            synthetic: z.boolean(),
+            streamId: z.string(),
+            changes: z.array(anyJson),
+            manager: z.string().nullable(),
+            note: z.string().nullable(),
+          }),
+        ),
+        nextCursor: z
+          .string()
+          .nullable()
+          .describe("The next page's cursor; null on the last page."),
+        previousCursor: z
+          .string()
+          .nullable()
+          .describe("The previous page's cursor; null on the first page."),
+        start: z
+          .number()
+          .int()
+          .describe("How many of the object's versions come before this page."),
+        total: z
+          .number()
+          .int()
+          .describe("Versions of the object in all (gap entries not counted)."),
+      }),
     ),
     handle: async ({ queries, params, query }) => ({
-      json: await queries.answer("history", { ...ref(params, query), includeStatus: query.status }),
+      json: await queries.answer("history", {
+        ...ref(params, query),
+        includeStatus: query.status,
+        limit: query.limit,
+        cursor: query.cursor,
+      }),
     }),
   }),
   route({

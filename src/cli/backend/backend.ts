@@ -14,6 +14,9 @@ import type {
 } from "../../materialize";
 
 /** An object as a person names it: the kind as typed (deploy, Deployment), resolved by the backend. */
+/** Versions per history page when a timeline is read page by page (the sidecar's most per page). */
+export const TIMELINE_PAGE = 1000;
+
 export interface ObjectQuery {
   cluster?: string;
   kind: string;

@@ -12,9 +12,12 @@ import {
   snapshot,
   storedSnapshots,
   streamReports,
-  timeline,
+  joinPages,
+  timelinePage,
+  type Answer,
+  type TimelineEntry,
 } from "../../materialize";
-import type { Backend, ExportQuery } from "./backend";
+import { TIMELINE_PAGE, type Backend, type ExportQuery } from "./backend";
 
 const EXPORT_PAGE = 1000;
 
@@ -58,12 +61,20 @@ export class LocalBackend implements Backend {
     const v = this.v();
     const cluster = resolveCluster(v, q.cluster);
     const kind = resolveKind(v, cluster, q.kind);
-    return timeline(
-      v,
-      cluster,
-      { kind, namespace: q.namespace, name: q.name, group: q.group },
-      { includeStatus: q.includeStatus },
-    );
+    // Page by page as the sidecar answers, so both modes join the same pages into the same output.
+    const ref = { kind, namespace: q.namespace, name: q.name, group: q.group };
+    const pages: Answer<TimelineEntry[]>[] = [];
+    let after: number | undefined;
+    do {
+      const page = timelinePage(v, cluster, ref, {
+        includeStatus: q.includeStatus,
+        limit: TIMELINE_PAGE,
+        after,
+      });
+      pages.push({ ...page, data: page.data.entries });
+      after = page.data.next ?? undefined;
+    } while (after !== undefined);
+    return joinPages(pages);
   }
 
   async objectAt(q: Parameters<Backend["objectAt"]>[0]) {

@@ -1,7 +1,25 @@
 import type { JournalRecord } from "../../event";
-import type { Answer, SnapshotSummary, StreamReport } from "../../materialize";
+import {
+  joinPages,
+  type Answer,
+  type SnapshotSummary,
+  type StreamReport,
+  type TimelineEntry,
+} from "../../materialize";
 import { CliError, EXIT } from "../errors";
-import type { Backend, ExportQuery, ObjectAtAnswer, ObjectQuery } from "./backend";
+import {
+  TIMELINE_PAGE,
+  type Backend,
+  type ExportQuery,
+  type ObjectAtAnswer,
+  type ObjectQuery,
+} from "./backend";
+
+/** A page of GET /v1/objects/{kind}/{name}/history. */
+interface HistoryPage {
+  entries: TimelineEntry[];
+  nextCursor: string | null;
+}
 
 /** The sidecar's one error shape (docs/api.md). */
 interface ErrorBody {
@@ -146,11 +164,21 @@ export class RemoteBackend implements Backend {
     return { ...a, data: a.data.map(({ lagSeconds: _lag, ...s }) => s) };
   }
 
-  timeline(q: Parameters<Backend["timeline"]>[0]) {
-    return this.get<Awaited<ReturnType<Backend["timeline"]>>>(`${this.refPath(q)}/history`, {
-      ...this.refQuery(q),
-      status: q.includeStatus || undefined,
-    });
+  /** Every page of the history, joined as the local backend joins its pages. */
+  async timeline(q: Parameters<Backend["timeline"]>[0]) {
+    const pages: Answer<TimelineEntry[]>[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.get<Answer<HistoryPage>>(`${this.refPath(q)}/history`, {
+        ...this.refQuery(q),
+        status: q.includeStatus || undefined,
+        limit: TIMELINE_PAGE,
+        cursor,
+      });
+      pages.push({ ...page, data: page.data.entries });
+      cursor = page.data.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    return joinPages(pages);
   }
 
   objectAt(q: Parameters<Backend["objectAt"]>[0]): Promise<ObjectAtAnswer> {

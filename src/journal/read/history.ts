@@ -24,6 +24,8 @@ export function objectIds(store: Store, sel: ObjectSelector): number[] {
   return rows.map(r => r.id);
 }
 
+const marks = (n: number): string => Array.from({ length: n }, () => "?").join(",");
+
 /** Every stored version of an object, in ingest order, across deletes and re-creates. */
 export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[] {
   store.registry.refreshStreams();
@@ -34,18 +36,64 @@ export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[
   const rows = (
     store.sql
       .prepRaw(
-        `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${ids
-          .map(() => "?")
-          .join(",")})`,
+        `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${marks(ids.length)})`,
       )
       .all(...range, ...ids) as RawRow[]
   ).map(fromRaw);
   // Sorting here rather than in SQL keeps the bodies out of a temporary B-tree; the rows arrive
   // nearly sorted already (bucket by bucket, and by seq within a bucket for each object).
   rows.sort((a, b) => a.seq - b.seq);
-  // Versions share unchanged subtrees with their parsed keyframe (see shared-versions.ts).
+  return decodeVersions(store, rows);
+}
+
+// Versions share unchanged subtrees with their parsed keyframe (see shared-versions.ts).
+function decodeVersions(store: Store, rows: RecordRow[]): JournalRecord[] {
   const keyframes = new Map<number, unknown>();
   return rows.map(row => decodeRow(store, row, sharedVersion(store, row.object!, row, keyframes)));
+}
+
+/**
+ * The ingest positions (seq) of an object's stored versions, oldest first. The object index holds
+ * them, so no row and no body is read: a page of a long history starts from this list.
+ */
+export function objectVersionSeqs(store: Store, sel: ObjectSelector): number[] {
+  store.registry.refreshStreams();
+  const ids = objectIds(store, sel);
+  if (ids.length === 0) return [];
+  const range = store.buckets.range(0, Number.MAX_SAFE_INTEGER);
+  if (!range) return [];
+  const seqs = store.sql
+    .prep(
+      `${BUCKETS_CTE} SELECT r.seq FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${marks(ids.length)})`,
+    )
+    .pluck()
+    .all(...range, ...ids) as number[];
+  return seqs.sort((a, b) => a - b);
+}
+
+/**
+ * An object's versions stored from one position to another (both included, from objectVersionSeqs),
+ * decoded, oldest first: one page of its history, read bucket by bucket like the whole of it.
+ */
+export function objectVersionsBetween(
+  store: Store,
+  sel: ObjectSelector,
+  fromSeq: number,
+  toSeq: number,
+): JournalRecord[] {
+  store.registry.refreshStreams();
+  const ids = objectIds(store, sel);
+  const range = store.buckets.range(fromSeq, toSeq);
+  if (ids.length === 0 || !range) return [];
+  const rows = (
+    store.sql
+      .prepRaw(
+        `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${marks(ids.length)}) AND r.seq BETWEEN ? AND ?`,
+      )
+      .all(...range, ...ids, fromSeq, toSeq) as RawRow[]
+  ).map(fromRaw);
+  rows.sort((a, b) => a.seq - b.seq);
+  return decodeVersions(store, rows);
 }
 
 /** Control records (baseline markers, gaps, snapshots, ...) of a type, optionally for one stream. */

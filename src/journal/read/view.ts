@@ -37,7 +37,7 @@ import { findIdentities, identities, kindsOf, kindsOfStream, streamsOfObject } f
 import { objectAt } from "./object-at";
 import { latestAtTime, positionOf, rowOfPosition, type StoredPosition } from "./positions";
 import { queryEvents } from "./events";
-import { controlRecords, objectHistory } from "./history";
+import { controlRecords, objectHistory, objectVersionSeqs, objectVersionsBetween } from "./history";
 import { listStreams } from "./streams";
 import { ChangeFinder, correlationsOf } from "./audit";
 
@@ -113,6 +113,16 @@ export class SqliteView implements JournalView {
   objectHistory(sel: ObjectSelector): JournalRecord[] {
     this.live();
     return objectHistory(this.store, sel);
+  }
+
+  objectVersionSeqs(sel: ObjectSelector): number[] {
+    this.live();
+    return objectVersionSeqs(this.store, sel);
+  }
+
+  objectVersionsBetween(sel: ObjectSelector, fromSeq: number, toSeq: number): JournalRecord[] {
+    this.live();
+    return objectVersionsBetween(this.store, sel, fromSeq, toSeq);
   }
 
   objectAt(sel: ObjectSelector, at: PointInTime): ObjectAtResult {

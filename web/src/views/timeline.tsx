@@ -1,22 +1,16 @@
 // Object timeline: every recorded change with its RV and observed time, the fields it changed and
-// the field manager or audit user behind it; gaps, down windows and pruned history in place. Paged.
+// the field manager or audit user behind it; gaps, down windows and pruned history in place. The
+// server pages it (oldest first) and the URL holds the page's cursor, so a page is deep-linkable
+// and a history of 10,000 versions loads one page at a time.
 import { parseAnswer, type Answer } from "../api-client";
-import {
-  hrefOf,
-  pageOf,
-  refOf,
-  refParams,
-  refQuery,
-  withParams,
-  type RouteState,
-} from "../route-state";
+import { hrefOf, refOf, refParams, refQuery, withParams, type RouteState } from "../route-state";
 import {
   actorText,
   fieldManagers,
-  pageOfTimeline,
   timelineItems,
   valueText,
-  type HistoryEntry,
+  TIMELINE_PAGE,
+  type HistoryPage,
   type TimelineItem,
 } from "../timeline-model";
 import { useLoad } from "../ui/context";
@@ -30,13 +24,21 @@ export function TimelineView({ route }: { route: RouteState }) {
   const p = route.params;
   const ref = refOf(p);
   const status = p.status === "true";
-  const load = useLoad<Answer<HistoryEntry[]>>(
-    ref ? JSON.stringify([ref, status]) : null,
+  const cursor = p.cursor || undefined;
+  // A link may ask for another page size; the server bounds it and says so if it is out of range.
+  const limit = p.limit || String(TIMELINE_PAGE);
+  const load = useLoad<Answer<HistoryPage>>(
+    ref ? JSON.stringify([ref, status, cursor, limit]) : null,
     async (api, signal) =>
       parseAnswer(
         await api.get(
           `/v1/objects/${encodeURIComponent(ref!.kind)}/${encodeURIComponent(ref!.name)}/history`,
-          { ...refQuery(ref!), status: status ? "true" : undefined },
+          {
+            ...refQuery(ref!),
+            status: status ? "true" : undefined,
+            limit,
+            cursor,
+          },
           signal,
         ),
       ),
@@ -63,7 +65,7 @@ export function TimelineView({ route }: { route: RouteState }) {
                 go(
                   withParams(route, {
                     status: (e.target as HTMLInputElement).checked ? "true" : null,
-                    page: null,
+                    cursor: null,
                   }),
                 )
               }
@@ -77,7 +79,7 @@ export function TimelineView({ route }: { route: RouteState }) {
         Times are when krply <strong>observed</strong> each change, not when it was made.
       </p>
       <Loaded load={load} what="the timeline">
-        {a => <Entries answer={a} route={route} objectRef={ref!} />}
+        {a => <Entries answer={a} route={route} objectRef={ref!} limit={limit} />}
       </Loaded>
     </section>
   );
@@ -87,27 +89,34 @@ function Entries({
   answer,
   route,
   objectRef,
+  limit,
 }: {
-  answer: Answer<HistoryEntry[]>;
+  answer: Answer<HistoryPage>;
   route: RouteState;
   objectRef: ObjectRef;
+  limit: string;
 }) {
-  const items = timelineItems(answer.data, answer.coverage);
-  const pg = pageOfTimeline(items, pageOf(route.params.page));
-  const pageLink = (n: number) => withParams(route, { page: n === 1 ? null : String(n) });
+  const pg = answer.data;
+  const items = timelineItems(pg.entries, answer.coverage);
+  const versions = pg.entries.filter(e => e.kind === "version").length;
+  const link = (c: string | null) => withParams(route, { cursor: c });
+  const paged = pg.previousCursor !== null || pg.nextCursor !== null;
   const pager = (where: string) =>
-    pg.pages > 1 && (
+    paged && (
       <nav class="pager" aria-label={`Timeline pages (${where})`}>
-        {pg.page > 1 ? (
-          <a href={pageLink(pg.page - 1)}>Previous page</a>
+        {pg.previousCursor !== null ? (
+          <>
+            <a href={link(null)}>First page</a>
+            <a href={link(pg.previousCursor)}>Previous page</a>
+          </>
         ) : (
           <span class="muted">Previous page</span>
         )}
         <span>
-          Page {pg.page} of {pg.pages} (entries {pg.first}–{pg.last} of {pg.total})
+          Versions {pg.start + 1}–{pg.start + versions} of {pg.total}
         </span>
-        {pg.page < pg.pages ? (
-          <a href={pageLink(pg.page + 1)}>Next page</a>
+        {pg.nextCursor !== null ? (
+          <a href={link(pg.nextCursor)}>Next page</a>
         ) : (
           <span class="muted">Next page</span>
         )}
@@ -116,29 +125,18 @@ function Entries({
   return (
     <>
       <CoverageBanner answer={answer} />
-      {answer.data.length === 0 ? (
+      {pg.total === 0 ? (
         <Empty>The journal has no record of this object.</Empty>
       ) : (
         <>
           <p data-testid="timeline-total">
-            {pg.total} entr{pg.total === 1 ? "y" : "ies"}
-            {pg.pages > 1 ? `, ${pg.pages} pages` : ""}
+            {pg.total} version{pg.total === 1 ? "" : "s"}
+            {paged ? `, ${limit} a page` : ""}
           </p>
-          {pg.markerPages.length > 0 && pg.pages > 1 && (
-            <p data-testid="marker-pages">
-              Gaps, down windows or pruned history on page{pg.markerPages.length > 1 ? "s" : ""}{" "}
-              {pg.markerPages.map((n, i) => (
-                <span key={n}>
-                  {i > 0 ? ", " : ""}
-                  <a href={pageLink(n)}>{n}</a>
-                </span>
-              ))}
-            </p>
-          )}
           {pager("top")}
-          <ol class="timeline" data-testid="timeline" start={pg.first}>
-            {pg.items.map((it, i) => (
-              <Item key={`${pg.first + i}`} item={it} objectRef={objectRef} />
+          <ol class="timeline" data-testid="timeline">
+            {items.map((it, i) => (
+              <Item key={`${pg.start}-${i}`} item={it} objectRef={objectRef} />
             ))}
           </ol>
           {pager("bottom")}
