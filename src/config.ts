@@ -263,6 +263,12 @@ const fields = {
       "Longest a query may take, queue time included; past it the query is cancelled (its worker " +
         "is replaced) and the caller gets a 503.",
     ),
+  KRPLY_API_ANSWER_CACHE_MIB: wholeNumber(0, 4096)
+    .prefault("32")
+    .describe(
+      "MiB of history answers the sidecar keeps for pages asked again, each dropped as soon as its " +
+        "object gains a record or its streams' coverage changes; 0 turns the cache off.",
+    ),
   KRPLY_API_MAX_QUEUE: wholeNumber(1, 100_000)
     .prefault("256")
     .describe("Queries that may wait for a worker; more are refused at once with a 503."),
@@ -429,6 +435,8 @@ export interface ApiSettings {
   workers: number;
   queryTimeoutMs: number;
   maxQueue: number;
+  /** MiB of history answers kept for pages asked again; 0: none. */
+  answerCacheMiB: number;
   maxBodyBytes: number;
   shutdownGraceMs: number;
   /** Budget of the cache of full events pages; 0 turns it off. */
@@ -583,6 +591,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       workers: s.KRPLY_API_WORKERS,
       queryTimeoutMs: s.KRPLY_API_QUERY_TIMEOUT_MS,
       maxQueue: s.KRPLY_API_MAX_QUEUE,
+      answerCacheMiB: s.KRPLY_API_ANSWER_CACHE_MIB,
       maxBodyBytes: s.KRPLY_API_MAX_BODY_BYTES,
       shutdownGraceMs: s.KRPLY_API_SHUTDOWN_GRACE_MS,
       eventsCacheBytes: s.KRPLY_API_EVENTS_CACHE_MIB * 1024 * 1024,

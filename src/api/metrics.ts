@@ -10,6 +10,8 @@ export interface ApiMetrics {
   busyWorkers: Gauge;
   timeouts: Counter<"query">;
   replacements: Counter;
+  answerCache: Counter<"result">;
+  answerCacheBytes: Gauge;
   pool: PoolObserver;
 }
 
@@ -21,6 +23,8 @@ export const API_METRIC_NAMES = [
   "krply_api_pool_busy_workers",
   "krply_api_query_timeouts_total",
   "krply_api_worker_replacements_total",
+  "krply_api_answer_cache_total",
+  "krply_api_answer_cache_bytes",
   "krply_api_process_resident_memory_bytes",
 ] as const;
 
@@ -64,8 +68,21 @@ export function apiMetrics(busy: () => number = () => 0): ApiMetrics {
     help: "Workers replaced after a cancelled query or a crash",
     registers: [registry],
   });
+  const answerCache = new Counter({
+    name: "krply_api_answer_cache_total",
+    help: "History pages asked for, by how the answer cache met them: hit, stale (the journal moved) or miss",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  });
+  const answerCacheBytes = new Gauge({
+    name: "krply_api_answer_cache_bytes",
+    help: "Bytes of history answers the answer cache holds",
+    registers: [registry],
+  });
   return {
     registry,
+    answerCache,
+    answerCacheBytes,
     requests,
     duration,
     queueDepth,

@@ -17,6 +17,7 @@ export const DEFAULT_OFFLOAD: ReadonlySet<QueryName> = new Set<QueryName>([
   "search",
   "exportPage",
   "history",
+  "historyMarked",
   "events",
   "eventsPageText",
   "attribution",
@@ -69,5 +70,6 @@ export function serverOptionsOf(
     offload: DEFAULT_OFFLOAD,
     background: DEFAULT_BACKGROUND,
     view: SIDECAR_VIEW,
+    answerCacheBytes: api.answerCacheMiB * 1024 * 1024,
   };
 }

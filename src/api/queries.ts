@@ -239,10 +239,7 @@ function history(
 }
 
 /** One page of an object's timeline, oldest first, with cursors to the pages around it. */
-function historyPage(
-  view: JournalView,
-  input: RefInput & { includeStatus: boolean; limit: number; cursor?: string },
-) {
+function historyPage(view: JournalView, input: HistoryInput) {
   const { clusterId, kind } = selectorOf(view, input);
   const ref = { kind, namespace: input.namespace, name: input.name, group: input.group };
   const bound = { clusterId, ...ref };
@@ -259,6 +256,30 @@ function historyPage(
     page.coverage,
     page.warnings,
   );
+}
+
+type HistoryInput = RefInput & { includeStatus: boolean; limit: number; cursor?: string };
+
+/**
+ * A history page as JSON text, with the streams it rests on and the journal's mark for them, read
+ * in one transaction: a record written meanwhile makes the mark newer than nothing in the page.
+ */
+function historyMarked(view: JournalView, input: HistoryInput) {
+  return view.consistentRead(() => {
+    const a = historyPage(view, input);
+    const streams = [...new Set(a.data.entries.map(e => e.streamId))].sort();
+    const { clusterId, kind } = selectorOf(view, input);
+    const sel = { clusterId, kind, namespace: input.namespace, name: input.name };
+    const mark = view.objectMark(input.group ? { ...sel, group: input.group } : sel, streams);
+    return { text: JSON.stringify(a), streams, mark };
+  });
+}
+
+/** The journal's current mark for a cached history page (see historyMarked). */
+function historyMark(view: JournalView, input: { ref: RefInput; streams: string[] }) {
+  const { clusterId, kind } = selectorOf(view, input.ref);
+  const sel = { clusterId, kind, namespace: input.ref.namespace, name: input.ref.name };
+  return view.objectMark(input.ref.group ? { ...sel, group: input.ref.group } : sel, input.streams);
 }
 
 /** Every query by name. Each takes (view, input, context) and returns plain data. */
@@ -383,6 +404,8 @@ export const QUERIES = {
   },
 
   history: historyPage,
+  historyMarked,
+  historyMark,
 
   objectAt(view: JournalView, input: RefInput & { at: At }) {
     const { clusterId, kind } = selectorOf(view, input);

@@ -9,7 +9,8 @@ import { ApiError, fieldErrors, invalidInput, toApiError, type FieldError } from
 import { PageCache } from "./event-pages";
 import { apiMetrics, type ApiMetrics } from "./metrics";
 import { QueryPool } from "./pool";
-import { runQuery, type QueryName } from "./queries";
+import { AnswerCache, cachedHistory, type MarkedAnswer } from "./answer-cache";
+import { runQuery, type QueryName, type RefInput } from "./queries";
 import { openApiDocument } from "./openapi";
 import { JsonText, type AppInfo, type QueryRunner, type Reply, type Route } from "./route";
 import { DEFAULT_UI_DIR, uiFiles } from "./static-ui";
@@ -41,6 +42,8 @@ export interface ApiServerOptions {
   eventsCacheBytes?: number;
   /** Mapped bytes and page cache of each view (the main thread's and each worker's). */
   view?: { mmapBytes: number; pageCacheKiB: number };
+  /** Bytes of history answers kept for pages asked again (answer-cache.ts); 0 or absent: none. */
+  answerCacheBytes?: number;
   workerScript?: string;
   log?: Logger;
   /** The built web UI (web/dist) served at / and /ui/; default the repo's web/dist, null turns it off. */
@@ -186,11 +189,23 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       return Promise.reject(err as Error);
     }
   };
+  const cache = opts.answerCacheBytes ? new AnswerCache(opts.answerCacheBytes) : null;
+  const markNow = (ref: RefInput, streams: string[]) =>
+    runQuery(mainView(), "historyMark", { ref, streams }, ctx);
   const queries: QueryRunner = {
     run: (name, input) => (poolOf(name)?.run(name, input) ?? onMain(name, input)) as never,
     answer: async (name, input) => {
       const pool = poolOf(name);
       if (!pool) return (await onMain(name, input)) as never;
+      if (name === "history" && cache) {
+        const make = async () =>
+          (await pool.run("historyMarked", input, opts.queryTimeoutMs)) as MarkedAnswer;
+        const seen = (result: string) => {
+          metrics.answerCache.inc({ result });
+          metrics.answerCacheBytes.set(cache.bytes);
+        };
+        return new JsonText(await cachedHistory(cache, input as RefInput, markNow, make, seen));
+      }
       return new JsonText((await pool.run(name, input, opts.queryTimeoutMs, true)) as string);
     },
   };

@@ -361,6 +361,14 @@ export interface JournalView {
   objectVersionSeqs(sel: ObjectSelector): number[];
   /** The object's versions stored from one position to another (both included), oldest first. */
   objectVersionsBetween(sel: ObjectSelector, fromSeq: number, toSeq: number): JournalRecord[];
+  /**
+   * A mark that changes when the object gains a record, when one of these streams gains a gap,
+   * baseline marker, coverage change or audit correlation, or when retention prunes: what a
+   * cached timeline of the object is read from. A few index look-ups.
+   */
+  objectMark(sel: ObjectSelector, streamIds: readonly string[]): string;
+  /** Runs fn in one read transaction: every read inside sees the journal as of one moment. */
+  consistentRead<T>(fn: () => T): T;
   objectAt(sel: ObjectSelector, at: PointInTime): ObjectAtResult;
   baselines(streamId?: string): JournalRecord[];
   /** GAP records, each with the baseline that resolved it filled in. */

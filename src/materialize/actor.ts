@@ -43,7 +43,17 @@ function entriesOf(object: unknown): ManagedFieldsEntry[] {
 const entryKey = (e: ManagedFieldsEntry): string =>
   `${e.manager ?? ""}\u0000${e.operation ?? ""}\u0000${e.subresource ?? ""}`;
 
-/** Every field path an entry owns, flattened. */
+// Versions share unchanged managedFields entries, so each distinct FieldsV1 object is walked once.
+const ownedSets = new WeakMap<object, Set<string>>();
+
+/** Every field path an entry owns, flattened (read-only: the set is shared). */
+function ownedPathsOf(fields: unknown): Set<string> {
+  if (!fields || typeof fields !== "object") return new Set();
+  let set = ownedSets.get(fields);
+  if (!set) ownedSets.set(fields, (set = ownedPaths(fields)));
+  return set;
+}
+
 function ownedPaths(fields: unknown, prefix = "", out = new Set<string>()): Set<string> {
   if (fields && typeof fields === "object") {
     for (const [k, v] of Object.entries(fields as Record<string, unknown>)) {
@@ -63,8 +73,9 @@ function ownedPaths(fields: unknown, prefix = "", out = new Set<string>()): Set<
  */
 function wrote(e: ManagedFieldsEntry, prev: ManagedFieldsEntry | undefined): boolean {
   if (!prev) return true;
-  const was = ownedPaths(prev.fieldsV1);
-  const is = ownedPaths(e.fieldsV1);
+  if (prev.fieldsV1 === e.fieldsV1) return (prev.time ?? "") !== (e.time ?? "");
+  const was = ownedPathsOf(prev.fieldsV1);
+  const is = ownedPathsOf(e.fieldsV1);
   const gained = [...is].some(p => !was.has(p));
   const lost = [...was].some(p => !is.has(p));
   return gained || (!lost && (prev.time ?? "") !== (e.time ?? ""));

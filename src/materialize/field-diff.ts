@@ -100,7 +100,9 @@ function diffLists(out: FieldChange[], segs: PathSegment[], a: unknown[], b: unk
 }
 
 function diffValues(out: FieldChange[], segs: PathSegment[], a: unknown, b: unknown): void {
-  if (a === undefined && b === undefined) return;
+  // Versions read from the journal share every subtree their patch left alone (shared-versions.ts),
+  // so most of a version is the very same object as the one before it.
+  if (a === b) return;
   if (a === undefined || b === undefined) return push(out, segs, a, b);
   if (isRecord(a) && isRecord(b)) {
     for (const k of Object.keys(a)) diffValues(out, [...segs, k], a[k], b[k]);

@@ -54,11 +54,21 @@ export interface FieldSetNode {
   children: { key: FieldsV1Key; node: FieldSetNode }[];
 }
 
+// Versions of one object share their unchanged managedFields entries (shared-versions.ts), so a
+// timeline parses each distinct FieldsV1 object once. Trees are only read, never changed.
+const parsedTrees = new WeakMap<object, FieldSetNode>();
+
 /** Parses a whole FieldsV1 object into a tree; an empty object marks an owned leaf. */
 export function parseFieldsV1(fields: unknown): FieldSetNode {
   if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
     throw new Error(`FieldsV1 must be an object, got ${JSON.stringify(fields)}`);
   }
+  let tree = parsedTrees.get(fields);
+  if (!tree) parsedTrees.set(fields, (tree = parseTree(fields)));
+  return tree;
+}
+
+function parseTree(fields: object): FieldSetNode {
   const entries = Object.entries(fields as Record<string, unknown>);
   const node: FieldSetNode = { owned: entries.length === 0, children: [] };
   for (const [raw, child] of entries) {

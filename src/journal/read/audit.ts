@@ -181,10 +181,19 @@ export function correlationsOf(
   const stmt = store.sql.prep(
     `SELECT ${ROW_COLS} FROM records WHERE type=${AUDIT} AND object IS NULL AND stream=? AND observed_at=? ORDER BY seq`,
   );
+  // A stream without any audit record (no audit webhook, the common case) answers with one probe
+  // of records_audit instead of one per change.
+  const any = store.sql
+    .prep(`SELECT 1 FROM records WHERE type=${AUDIT} AND object IS NULL AND stream=? LIMIT 1`)
+    .pluck();
+  const audited = new Map<number, boolean>();
   return changes.map(c => {
     const s = store.registry.streamsById.get(c.streamId);
     const ms = Date.parse(c.observedAt);
     if (!s || Number.isNaN(ms)) return [];
+    let has = audited.get(s.id);
+    if (has === undefined) audited.set(s.id, (has = any.get(s.id) !== undefined));
+    if (!has) return [];
     const rows = stmt.all(s.id, ms) as RecordRow[];
     const out: JournalRecord[] = [];
     for (const row of rows) {

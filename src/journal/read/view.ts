@@ -39,6 +39,7 @@ import { latestAtTime, positionOf, rowOfPosition, type StoredPosition } from "./
 import { queryEvents } from "./events";
 import { controlRecords, objectHistory, objectVersionSeqs, objectVersionsBetween } from "./history";
 import { listStreams } from "./streams";
+import { objectMark } from "./object-mark";
 import { ChangeFinder, correlationsOf } from "./audit";
 
 const BASELINE = TYPE_CODES.indexOf("baseline");
@@ -123,6 +124,16 @@ export class SqliteView implements JournalView {
   objectVersionsBetween(sel: ObjectSelector, fromSeq: number, toSeq: number): JournalRecord[] {
     this.live();
     return objectVersionsBetween(this.store, sel, fromSeq, toSeq);
+  }
+
+  consistentRead<T>(fn: () => T): T {
+    this.live();
+    return this.store.buckets.withPinnedRange(fn);
+  }
+
+  objectMark(sel: ObjectSelector, streamIds: readonly string[]): string {
+    this.live();
+    return `${objectMark(this.store, sel, streamIds)}:${this.prunedHorizon() ?? ""}`;
   }
 
   objectAt(sel: ObjectSelector, at: PointInTime): ObjectAtResult {
