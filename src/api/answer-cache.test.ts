@@ -131,4 +131,10 @@ describe("the sidecar's history answer cache", () => {
       edited.json.data.entries.map((e: { resourceVersion: string }) => e.resourceVersion),
     ).toContain("110");
   });
+
+  it("answers bad input with the same 404 and 400 as without the cache", async () => {
+    expect((await call(server, "/v1/objects/nokind/x/history?namespace=shop")).status).toBe(404);
+    const bad = await call(server, "/v1/objects/deploy/web/history?namespace=shop&cursor=abc");
+    expect(bad.status).toBe(400);
+  });
 });

@@ -240,17 +240,32 @@ function history(
 
 /** One page of an object's timeline, oldest first, with cursors to the pages around it. */
 function historyPage(view: JournalView, input: HistoryInput) {
+  return pageOfHistory(view, historyQuestion(view, input), input);
+}
+
+type HistoryInput = RefInput & { includeStatus: boolean; limit: number; cursor?: string };
+
+/** The object and the position a history page starts after: a 400 or 404 for bad input. */
+function historyQuestion(view: JournalView, input: HistoryInput) {
   const { clusterId, kind } = selectorOf(view, input);
   const ref = { kind, namespace: input.namespace, name: input.name, group: input.group };
   const bound = { clusterId, ...ref };
   const after = input.cursor === undefined ? undefined : decodeHistoryCursor(input.cursor, bound);
-  const page = timelinePage(view, clusterId, ref, {
+  return { clusterId, ref, bound, after };
+}
+
+function pageOfHistory(
+  view: JournalView,
+  q: ReturnType<typeof historyQuestion>,
+  input: HistoryInput,
+) {
+  const page = timelinePage(view, q.clusterId, q.ref, {
     includeStatus: input.includeStatus,
     limit: input.limit,
-    after,
+    after: q.after,
   });
   const { entries, next, previous, start, total } = page.data;
-  const cursor = (at: number | null) => (at === null ? null : encodeHistoryCursor(at, bound));
+  const cursor = (at: number | null) => (at === null ? null : encodeHistoryCursor(at, q.bound));
   return answer(
     { entries, nextCursor: cursor(next), previousCursor: cursor(previous), start, total },
     page.coverage,
@@ -258,19 +273,18 @@ function historyPage(view: JournalView, input: HistoryInput) {
   );
 }
 
-type HistoryInput = RefInput & { includeStatus: boolean; limit: number; cursor?: string };
-
 /**
  * A history page as JSON text, with the streams it rests on and the journal's mark for them, read
  * in one transaction: a record written meanwhile makes the mark newer than nothing in the page.
+ * The input is checked first, outside it, so a bad one is its own error, not a journal's.
  */
 function historyMarked(view: JournalView, input: HistoryInput) {
+  const q = historyQuestion(view, input);
+  const { group, ...sel } = q.bound;
   return view.consistentRead(() => {
-    const a = historyPage(view, input);
+    const a = pageOfHistory(view, q, input);
     const streams = [...new Set(a.data.entries.map(e => e.streamId))].sort();
-    const { clusterId, kind } = selectorOf(view, input);
-    const sel = { clusterId, kind, namespace: input.namespace, name: input.name };
-    const mark = view.objectMark(input.group ? { ...sel, group: input.group } : sel, streams);
+    const mark = view.objectMark(group ? { ...sel, group } : sel, streams);
     return { text: JSON.stringify(a), streams, mark };
   });
 }
