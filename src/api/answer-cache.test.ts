@@ -12,7 +12,7 @@ import { AnswerCache } from "./answer-cache";
 import type { ApiServer } from "./server";
 
 describe("AnswerCache", () => {
-  const entry = (n: number) => ({ text: "x".repeat(n), streams: ["s"], mark: "m" });
+  const entry = (n: number) => ({ bytes: Buffer.alloc(n), streams: ["s"], mark: "m" });
 
   it("holds at most its bytes, dropping the least recently used first", () => {
     const c = new AnswerCache(1000);

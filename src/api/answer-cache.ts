@@ -1,6 +1,7 @@
-// Answers of the history route, kept as the JSON text the worker made, so a page asked again costs a
-// few index look-ups instead of decoding and diffing its versions. Bounded by bytes (the texts are
-// counted as one byte per character, which JSON of ASCII is), least recently used out first.
+// Answers of the history route, kept as the UTF-8 bytes of the JSON the worker made, so a page asked
+// again costs a few index look-ups and one write instead of decoding and diffing its versions. The
+// bytes live outside the JavaScript heap (no GC scans them) and count in the bound, least recently
+// used out first.
 import type { RefInput } from "./queries";
 
 /** A history page's text, the streams it rests on, and the journal's mark for them when it was made. */
@@ -10,8 +11,15 @@ export interface MarkedAnswer {
   mark: string;
 }
 
+/** A kept page: its JSON as bytes. */
+interface Kept {
+  bytes: Buffer;
+  streams: string[];
+  mark: string;
+}
+
 export class AnswerCache {
-  private readonly entries = new Map<string, MarkedAnswer>();
+  private readonly entries = new Map<string, Kept>();
   private used = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -24,7 +32,7 @@ export class AnswerCache {
     return this.entries.size;
   }
 
-  get(key: string): MarkedAnswer | undefined {
+  get(key: string): Kept | undefined {
     const e = this.entries.get(key);
     if (e) {
       // Map keeps insertion order: re-inserting makes this the most recently used.
@@ -34,7 +42,7 @@ export class AnswerCache {
     return e;
   }
 
-  set(key: string, value: MarkedAnswer): void {
+  set(key: string, value: Kept): void {
     this.delete(key);
     const size = sizeOf(key, value);
     if (size > this.maxBytes) return;
@@ -55,8 +63,8 @@ export class AnswerCache {
   }
 }
 
-const sizeOf = (key: string, v: MarkedAnswer): number =>
-  key.length + v.text.length + v.mark.length + v.streams.reduce((n, s) => n + s.length, 64);
+const sizeOf = (key: string, v: Kept): number =>
+  key.length + v.bytes.length + v.mark.length + v.streams.reduce((n, s) => n + s.length, 64);
 
 /**
  * A history page from the cache when the journal's mark for it has not moved since it was made (no
@@ -69,7 +77,7 @@ export async function cachedHistory(
   markNow: (ref: RefInput, streams: string[]) => string,
   make: () => Promise<MarkedAnswer>,
   seen: (result: "hit" | "stale" | "miss") => void = () => {},
-): Promise<string> {
+): Promise<Buffer> {
   const key = JSON.stringify(input);
   const held = cache.get(key);
   if (held) {
@@ -81,12 +89,13 @@ export async function cachedHistory(
     }
     if (mark === held.mark) {
       seen("hit");
-      return held.text;
+      return held.bytes;
     }
     cache.delete(key);
   }
   seen(held ? "stale" : "miss");
   const fresh = await make();
-  cache.set(key, fresh);
-  return fresh.text;
+  const kept = { bytes: Buffer.from(fresh.text), streams: fresh.streams, mark: fresh.mark };
+  cache.set(key, kept);
+  return kept.bytes;
 }

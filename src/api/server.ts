@@ -204,7 +204,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
           metrics.answerCache.inc({ result });
           metrics.answerCacheBytes.set(cache.bytes);
         };
-        return new JsonText(await cachedHistory(cache, input as RefInput, markNow, make, seen));
+        return new JsonText([await cachedHistory(cache, input as RefInput, markNow, make, seen)]);
       }
       return new JsonText((await pool.run(name, input, opts.queryTimeoutMs, true)) as string);
     },
