@@ -1,5 +1,6 @@
 // Talking to the demo's cluster: the bounded reachability probe, and the shop's writes.
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
+import { clusterRoleGrant } from "../../test/support/rbac";
 import type { ShopStep } from "./shop";
 import { COUPON_CRD, SHOP_NAMESPACE } from "./shop";
 
@@ -76,30 +77,14 @@ export class ShopWriter {
    * coupons for the harness's read-only `recorder` user, whose built-in role knows only built-in kinds.
    */
   async prepare(): Promise<void> {
-    const rbac = "/apis/rbac.authorization.k8s.io/v1";
-    await this.apply(`${rbac}/clusterroles/krply-demo-coupon-reader`, {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: "krply-demo-coupon-reader" },
-      rules: [
-        {
-          apiGroups: [COUPON_CRD.spec.group],
-          resources: ["coupons"],
-          verbs: ["get", "list", "watch"],
-        },
-      ],
-    });
-    await this.apply(`${rbac}/clusterrolebindings/krply-demo-coupon-reader`, {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name: "krply-demo-coupon-reader" },
-      roleRef: {
-        apiGroup: "rbac.authorization.k8s.io",
-        kind: "ClusterRole",
-        name: "krply-demo-coupon-reader",
-      },
-      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "recorder" }],
-    });
+    const couponReader = {
+      apiGroups: [COUPON_CRD.spec.group],
+      resources: ["coupons"],
+      verbs: ["get", "list", "watch"],
+    };
+    for (const o of clusterRoleGrant("krply-demo-coupon-reader", [couponReader], "recorder")) {
+      await this.apply(o.path, o.body);
+    }
     await this.apply(`/api/v1/namespaces/${SHOP_NAMESPACE}`, {
       apiVersion: "v1",
       kind: "Namespace",

@@ -1,38 +1,22 @@
 // The demo's scripted "shop": what it writes, as data, so the README examples, the demo and their tests
 // all replay exactly the same history against a throwaway API server.
 
+import { crdOf } from "../../test/support/crd";
+
 /** The namespace every shop object lives in. */
 export const SHOP_NAMESPACE = "shop";
 
 /** The small custom resource the shop installs, so the journal shows a CRD-defined kind too. */
-export const COUPON_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "coupons.shop.krply.dev" },
-  spec: {
-    group: "shop.krply.dev",
-    scope: "Namespaced",
-    names: { plural: "coupons", singular: "coupon", kind: "Coupon", listKind: "CouponList" },
-    versions: [
-      {
-        name: "v1",
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: "object",
-            properties: {
-              spec: {
-                type: "object",
-                properties: { code: { type: "string" }, percent: { type: "integer" } },
-              },
-            },
-          },
-        },
-      },
-    ],
+export const COUPON_CRD = crdOf(
+  "shop.krply.dev",
+  { plural: "coupons", singular: "coupon", kind: "Coupon", listKind: "CouponList" },
+  {
+    spec: {
+      type: "object",
+      properties: { code: { type: "string" }, percent: { type: "integer" } },
+    },
   },
-} as const;
+);
 
 /** What the recorder watches in the shop: kubectl names, the coupon by its full resource name. */
 export const SHOP_RESOURCES = ["deployments", "configmaps", "services", "coupons.shop.krply.dev"];

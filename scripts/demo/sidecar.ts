@@ -1,21 +1,11 @@
 // The query sidecar over the demo journal, without auth, on loopback only.
 import { existsSync } from "node:fs";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "../../test/support/net";
 import type { Child, Children } from "./children";
 
-/** A free port on 127.0.0.1 (asked of the kernel, then released for the sidecar to take). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** GET on the sidecar; resolves the status code, or 0 when nothing answers. */
 export function httpStatus(url: string, timeoutMs = 2000): Promise<number> {

@@ -1,8 +1,6 @@
 import { type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { request as httpsRequest } from "node:https";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assembleApp, buildStaleSources } from "../../deploy/image/assemble";
@@ -22,7 +20,10 @@ import {
   SQLITE_BINDING_PATH,
 } from "../../deploy/image/layout";
 import { JOURNAL_DIR } from "../../deploy/finalize/objects";
+import { peprPortAnswers } from "../../scripts/demo/module";
 import { sharedApiServer } from "../apiserver/shared";
+import { freePort } from "../support/net";
+import { waitFor } from "../support/wait";
 
 // The image without a container engine: the /app tree deploy/Dockerfile builds is assembled from the
 // build output (deploy/image/assemble.ts), and the watcher pod's two containers start from it exactly
@@ -35,55 +36,6 @@ const api = sharedApiServer();
 const run = randomBytes(3).toString("hex");
 const ns = `image-${run}`;
 const STORE = "/apis/pepr.dev/v1/namespaces/pepr-system/peprstores/pepr-krply-store";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves true when Pepr's controller port (3000, fixed by Pepr) answers: another module runs. */
-function peprPortTaken(): Promise<boolean> {
-  return new Promise(resolve => {
-    const req = httpsRequest(
-      { host: "127.0.0.1", port: 3000, path: "/healthz", rejectUnauthorized: false, timeout: 2000 },
-      res => {
-        res.resume();
-        resolve(true);
-      },
-    );
-    req.on("error", () => resolve(false));
-    req.on("timeout", () => req.destroy());
-    req.end();
-  });
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  ms: number,
-  log: () => string,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise(r => setTimeout(r, 250));
-  }
-  throw new Error(
-    `timed out waiting for ${what}${last ? ` (${String(last)})` : ""}\n${log().slice(-4000)}`,
-  );
-}
 
 function expectOk(res: { status: number; text: string }): void {
   if (res.status >= 300) throw new Error(`HTTP ${res.status}: ${res.text}`);
@@ -137,7 +89,7 @@ describe("the image's /app tree runs the watcher pod against the real API server
   beforeAll(async () => {
     const why = cannotEnterRoot();
     if (why) throw new Error(`the image layout test cannot run here: ${why}`);
-    if (await peprPortTaken())
+    if (await peprPortAnswers())
       throw new Error("port 3000 is taken (another Pepr module?); Pepr's controller needs it");
     buildStaleSources(root);
     pod = watcherPodOf(join(root, "dist", "krply-chart"));
@@ -176,7 +128,7 @@ describe("the image's /app tree runs the watcher pod against the real API server
           crd.yaml,
         ),
       );
-      await until(
+      await waitFor(
         `CRD ${crd.name} established`,
         async () => {
           const res = await api.request("admin", "GET", `${crds}/${crd.name}`);
@@ -219,7 +171,7 @@ describe("the image's /app tree runs the watcher pod against the real API server
       KRPLY_API_HOST: "127.0.0.1",
       KRPLY_API_PORT: String(apiPort),
     });
-    await until(
+    await waitFor(
       "the sidecar to listen",
       async () => ((await fetch(`http://127.0.0.1:${apiPort}/v1/health`)).ok ? true : undefined),
       60_000,
@@ -247,7 +199,7 @@ describe("the image's /app tree runs the watcher pod against the real API server
   }, 60_000);
 
   it("starts the controller, which unpacks and forks the module, as uid 65532; the recorder turns ready", async () => {
-    const health = await until(
+    const health = await waitFor(
       "the recorder's /readyz to answer 200",
       async () => {
         const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
@@ -272,7 +224,7 @@ describe("the image's /app tree runs the watcher pod against the real API server
     const cm = (v: string) => ({ metadata: { name: "shop" }, data: { v } });
     expectOk(await api.request("admin", "POST", path, cm("1")));
     expectOk(await api.request("admin", "PUT", `${path}/shop`, cm("2")));
-    const history = await until(
+    const history = await waitFor(
       "the sidecar to answer both versions",
       async () => {
         const res = await sidecar(`/v1/objects/ConfigMap/shop/history?namespace=${ns}`);

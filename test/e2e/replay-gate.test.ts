@@ -1,16 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  cpSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { request as httpsRequest } from "node:https";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { sharedApiServer } from "../apiserver/shared";
@@ -30,7 +20,10 @@ import {
   type ReplayPlan,
 } from "../../src/replay";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
+import { peprPortAnswers, removeStage, stageModule } from "../../scripts/demo/module";
 import { acquirePeprDevLock } from "../support/pepr-dev-lock";
+import { clusterRoleGrant } from "../support/rbac";
+import { waitFor } from "../support/wait";
 import { clientOf } from "../support/replay-fixtures";
 
 // The full loop with the real module: `pepr dev` runs every capability in one process on this machine,
@@ -114,81 +107,9 @@ async function getPlan(): Promise<ReplayPlan> {
   return res.json<ReplayPlan>();
 }
 
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise(r => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-}
-
-/** Resolves when https://<host>:3000/healthz answers (any status): the module's server is up. */
-function healthz(): Promise<boolean> {
-  return new Promise(resolve => {
-    const req = httpsRequest(
-      { host: "127.0.0.1", port: 3000, path: "/healthz", rejectUnauthorized: false, timeout: 2000 },
-      res => {
-        res.resume();
-        resolve(true);
-      },
-    );
-    req.on("error", () => resolve(false));
-    req.on("timeout", () => req.destroy());
-    req.end();
-  });
-}
-
-/**
- * A copy of the module for `pepr dev` to build: the module's sources only, a tsconfig over them and an
- * ESLint config that lints nothing. `pepr dev` lints and type-checks the whole folder it runs in
- * before it bundles, which over this repository (tests, benchmarks) takes minutes; its dist/ and TLS
- * files stay out of the worktree too.
- */
+// Staged outside the worktree's sources: `pepr dev` lints and type-checks the folder it runs in
+// (scripts/demo/module.ts stageModule); its dist/ and TLS files stay out of the worktree too.
 const stage = join(root, "test-results", `pepr-dev-${run}`);
-
-function stageModule(): void {
-  mkdirSync(stage, { recursive: true });
-  for (const file of ["package.json", "pepr.ts"]) cpSync(join(root, file), join(stage, file));
-  for (const dir of ["capabilities", "src"]) {
-    cpSync(join(root, dir), join(stage, dir), {
-      recursive: true,
-      filter: from => !from.endsWith(".test.ts"),
-    });
-  }
-  symlinkSync(realpathSync(join(root, "node_modules")), join(stage, "node_modules"));
-  const { compilerOptions } = JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8")) as {
-    compilerOptions: Record<string, unknown>;
-  };
-  writeFileSync(
-    join(stage, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: { ...compilerOptions, types: ["node"] },
-      include: ["pepr.ts", "capabilities/**/*.ts", "src/**/*.ts"],
-    }),
-  );
-  writeFileSync(join(stage, "eslint.config.mjs"), 'export default [{ ignores: ["**/*"] }];\n');
-}
-
-function removeStage(): void {
-  // The link goes first, so nothing below can reach into the shared node_modules.
-  try {
-    unlinkSync(join(stage, "node_modules"));
-  } catch {
-    return;
-  }
-  rmSync(stage, { recursive: true, force: true });
-}
 
 let dev: ChildProcess | undefined;
 let devLog = "";
@@ -220,7 +141,7 @@ let releaseLock: (() => void) | undefined;
 beforeAll(async () => {
   // test/e2e/demo.test.ts runs pepr dev too, on the same port and webhook names: take turns.
   releaseLock = await acquirePeprDevLock();
-  if (await healthz()) {
+  if (await peprPortAnswers()) {
     throw new Error(
       "port 3000 is taken (another `pepr dev`?); the module's webhook server needs it",
     );
@@ -238,45 +159,17 @@ beforeAll(async () => {
     (await api.request("admin", "GET", REPLAY_PLANS_PATH)).status === 200 ? true : undefined,
   );
   // The replayer may create and update plans (so it can be a creator); nobody has no rights on them.
-  expectOk(
-    await api.request(
-      "admin",
-      "PATCH",
-      "/apis/rbac.authorization.k8s.io/v1/clusterroles/krply-e2e-plan-author?fieldManager=krply-e2e&force=true",
-      JSON.stringify({
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRole",
-        metadata: { name: "krply-e2e-plan-author" },
-        rules: [
-          {
-            apiGroups: ["krply.dev"],
-            resources: ["replayplans"],
-            verbs: ["get", "list", "create", "update", "patch"],
-          },
-        ],
-      }),
-    ),
-  );
-  expectOk(
-    await api.request(
-      "admin",
-      "PATCH",
-      "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/krply-e2e-plan-author?fieldManager=krply-e2e&force=true",
-      JSON.stringify({
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleBinding",
-        metadata: { name: "krply-e2e-plan-author" },
-        roleRef: {
-          apiGroup: "rbac.authorization.k8s.io",
-          kind: "ClusterRole",
-          name: "krply-e2e-plan-author",
-        },
-        subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "replayer" }],
-      }),
-    ),
-  );
+  const planAuthor = {
+    apiGroups: ["krply.dev"],
+    resources: ["replayplans"],
+    verbs: ["get", "list", "create", "update", "patch"],
+  };
+  for (const o of clusterRoleGrant("krply-e2e-plan-author", [planAuthor], "replayer")) {
+    const query = "?fieldManager=krply-e2e&force=true";
+    expectOk(await api.request("admin", "PATCH", `${o.path}${query}`, JSON.stringify(o.body)));
+  }
 
-  stageModule();
+  stageModule(root, stage);
   dev = spawn(
     join(root, "node_modules", ".bin", "pepr"),
     ["dev", "--host", WEBHOOK_HOST, "--yes"],
@@ -307,7 +200,7 @@ beforeAll(async () => {
   try {
     await waitFor(
       "pepr dev to serve its webhooks",
-      async () => ((await healthz()) ? true : undefined),
+      async () => ((await peprPortAnswers()) ? true : undefined),
       240_000,
     );
     // The server answers before its admission routes are mounted, so readiness is a dry run that
@@ -344,7 +237,7 @@ afterAll(async () => {
   // The module's own log, for a failure's post-mortem (test-results/ is git-ignored).
   mkdirSync(join(root, "test-results"), { recursive: true });
   writeFileSync(join(root, "test-results", "replay-gate-pepr-dev.log"), devLog);
-  removeStage();
+  removeStage(stage);
 }, 60_000);
 
 describe("the replay gate and RBAC-governed approval, with the real module under pepr dev", () => {

@@ -8,6 +8,7 @@ import { ApiError } from "../../src/kube/errors";
 import { OBSERVED_LATE, objectAt, snapshot, timeline } from "../../src/materialize";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
 import { Recorder, type RecorderConfig } from "../../src/watch/recorder";
+import { crdOf } from "../support/crd";
 import { tempJournalPath } from "../support/journal-fixtures";
 import { sharedApiServer } from "../apiserver/shared";
 import { allRecords, cmKey, fastEngine, rig, until, type Rig } from "./recorder-support";
@@ -429,29 +430,11 @@ describe("coverage that never lies (real API server)", () => {
     try {
       await admin.json(CRDS, {
         method: "POST",
-        body: {
-          metadata: { name: "peprstores.pepr.dev" },
-          spec: {
-            group: "pepr.dev",
-            scope: "Namespaced",
-            names: { plural: "peprstores", singular: "peprstore", kind: "PeprStore" },
-            versions: [
-              {
-                name: "v1",
-                served: true,
-                storage: true,
-                schema: {
-                  openAPIV3Schema: {
-                    type: "object",
-                    properties: {
-                      data: { type: "object", additionalProperties: { type: "string" } },
-                    },
-                  },
-                },
-              },
-            ],
-          },
-        },
+        body: crdOf(
+          "pepr.dev",
+          { plural: "peprstores", singular: "peprstore", kind: "PeprStore" },
+          { data: { type: "object", additionalProperties: { type: "string" } } },
+        ),
       });
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409)) throw err;

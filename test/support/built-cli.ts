@@ -3,9 +3,9 @@
 // and runs them as separate processes: the tests exercise what users run.
 import { spawn, spawnSync, execFileSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { buildSync } from "esbuild";
+import { freePort } from "./net";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -75,14 +75,8 @@ export function buildTools(opts: { api?: boolean } = {}): BuiltTools {
   };
 }
 
-/** A free loopback port (released again, so a child can take it). */
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>(r => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>(r => srv.close(() => r()));
-  return port;
-}
+// Kept here too: benchmarks and tests import it with the built tools.
+export { freePort };
 
 export interface Sidecar {
   url: string;

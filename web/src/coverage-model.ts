@@ -1,6 +1,7 @@
 // The Coverage view's matrix: one row per stream, its state in columns, and the windows its time strip
 // marks. Built from GET /v1/streams (every gap and down window a stream ever had) and GET
 // /v1/coverage (whether each stream is trustworthy at the chosen time).
+import type { StreamCoverage } from "../../src/materialize";
 import type { DownInfo, GapInfo } from "./api-client";
 
 /** A stream as GET /v1/streams reports it (fields this view reads). */
@@ -18,17 +19,8 @@ export interface StreamReport {
   lagSeconds: number | null;
 }
 
-/** A stream at a time, as GET /v1/coverage reports it. */
-export interface StreamCoverage {
-  streamId: string;
-  watermark: string | null;
-  watermarkObservedAt: string | null;
-  baselinePresent: boolean;
-  unresolvedGap: boolean;
-  available: boolean;
-  complete: boolean;
-  reasons: string[];
-}
+/** A stream at a time, as GET /v1/coverage reports it: materialize's own type (erased in the build). */
+export type { StreamCoverage };
 
 export interface CoverageRow {
   streamId: string;

@@ -1,18 +1,9 @@
 // Snapshots: their completeness, and what differs between two of them, object by object.
+import type { SnapshotSummary } from "../../src/materialize";
 import { fieldRows, withoutServerMetadata, type FieldRow } from "./diff-model";
 
-export interface SnapshotSummary {
-  id: string;
-  takenAt: string;
-  clusterId: string;
-  name: string;
-  at: string;
-  complete: boolean;
-  missing: string[];
-  warnings: string[];
-  objectCount: number;
-  watermarks: Record<string, string>;
-}
+/** A stored snapshot as GET /v1/snapshots lists it: materialize's own type (erased in the build). */
+export type { SnapshotSummary };
 
 export interface SnapshotObject {
   kind: string;

@@ -83,7 +83,7 @@ describe("timeline items", () => {
 
 describe("who is behind a change", () => {
   it("names the audit user, else the field manager, else why nobody is known", () => {
-    expect(actorText({ source: "audit", user: "alice", verb: "patch" }, null)).toBe(
+    expect(actorText({ source: "audit", user: "alice", verb: "patch", auditId: "a-1" }, null)).toBe(
       "user alice (audit, patch)",
     );
     expect(
@@ -101,10 +101,10 @@ describe("who is behind a change", () => {
         path: "spec.replicas",
         managers: [
           { manager: "kubectl-edit", operation: "Update", time: null, basis: "exact" },
-          { manager: "hpa", operation: "Update", time: null, basis: "owner" },
+          { manager: "hpa", operation: "Update", time: null, basis: "ancestor" },
         ],
       }),
-    ).toBe("kubectl-edit (Update), hpa (Update, owner)");
+    ).toBe("kubectl-edit (Update), hpa (Update, ancestor)");
     expect(fieldManagers({ path: "x" })).toBeNull();
   });
 

@@ -1,42 +1,26 @@
 // The Object timeline: the object's versions (each with its RV and the time krply OBSERVED it, never
 // called the time of change), with gap, recorder down-window and pruned markers placed in order among
 // them; the server pages them, so a history of 10,000 versions renders a page at a time.
+import type { Actor, AttributedChange, TimelineEntry } from "../../src/materialize";
 import type { Coverage } from "./api-client";
 
-export interface FieldChange {
-  path: string;
-  before?: unknown;
-  after?: unknown;
-  added?: boolean;
-  removed?: boolean;
-  managers?: { manager: string; operation: string; time: string | null; basis: string }[];
-}
+export type { Actor };
 
-export type Actor =
-  | { source: "audit"; user: string; impersonatedUser?: string; verb: string }
-  | {
-      source: "managedFields";
-      manager: string;
-      operation: string;
-      time: string | null;
-      subresource?: string;
-    }
-  | { source: "unknown"; reason: string };
+/**
+ * A field change as GET /v1/objects/.../history and GET /v1/diff send it: materialize's
+ * AttributedChange (erased in the build), of which the UI needs only the path and values.
+ */
+export type FieldChange = Pick<AttributedChange, "path" | "before" | "after"> &
+  Partial<Pick<AttributedChange, "added" | "removed" | "managers">>;
 
-/** An entry of GET /v1/objects/{kind}/{name}/history. */
-export interface HistoryEntry {
-  kind: "version" | "gap";
-  observedAt: string;
-  resourceVersion: string | null;
-  watchType: string | null;
-  recordType: string;
-  synthetic: boolean;
-  streamId: string;
+/**
+ * An entry of GET /v1/objects/{kind}/{name}/history: materialize's TimelineEntry, whose actor a
+ * sidecar from before actors may leave out.
+ */
+export type HistoryEntry = Omit<TimelineEntry, "changes" | "actor"> & {
   changes: FieldChange[];
-  manager: string | null;
-  note: string | null;
   actor?: Actor | null;
-}
+};
 
 export type TimelineItem =
   | { kind: "version"; entry: HistoryEntry; index: number; previousRv: string | null }
