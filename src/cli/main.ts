@@ -16,31 +16,55 @@ import { EXIT, explain } from "./errors";
 import { rootProgram } from "./program";
 
 /**
- * Each feature contributes its commands here, so `krply --help` lists everything that exists. A
- * register function only declares its command; whatever is heavy (the kube client, the recorder)
+ * Each feature contributes its command here, by name, so `krply --help` lists everything that exists.
+ * A register function only declares its command; whatever is heavy (the kube client, the recorder)
  * is imported inside the action, so a command that reads a journal never loads it.
  */
-const registrations: ((program: Command) => void)[] = [
-  registerTimeline,
-  registerReconstruct,
-  registerDiff,
-  registerSnapshot,
-  registerSearch,
-  registerExport,
-  registerCoverage,
-  registerStatus,
-  registerFsck,
-  registerBackup,
-  registerRecord,
-  registerWho,
-  registerReplay,
-  registerCompliance,
+const registrations: [name: string, register: (program: Command) => void][] = [
+  ["timeline", registerTimeline],
+  ["reconstruct", registerReconstruct],
+  ["diff", registerDiff],
+  ["snapshot", registerSnapshot],
+  ["search", registerSearch],
+  ["export", registerExport],
+  ["coverage", registerCoverage],
+  ["status", registerStatus],
+  ["fsck", registerFsck],
+  ["backup", registerBackup],
+  ["record", registerRecord],
+  ["who", registerWho],
+  ["replay", registerReplay],
+  ["compliance", registerCompliance],
 ];
 
-/** Builds the complete krply CLI. */
-export function buildCli(): Command {
+/**
+ * The command argv names: the first word after the root program's options (skipping the value of
+ * each that takes one), if it is one of krply's.
+ */
+export function commandOf(argv: readonly string[], root: Command): string | undefined {
+  const takesValue = new Set(
+    root.options.filter(o => o.required || o.optional).flatMap(o => [o.short, o.long]),
+  );
+  for (let i = 2; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") return undefined;
+    if (takesValue.has(a)) i++;
+    else if (!a.startsWith("-")) return registrations.some(([n]) => n === a) ? a : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the krply CLI: with argv, only the command it names when it names one (declaring all
+ * fourteen, their options and help texts, costs every start a few ms; see docs/benchmarks.md, cli),
+ * else every command, as the root's help, `help` and a mistyped command need them.
+ */
+export function buildCli(argv?: readonly string[]): Command {
   const program = rootProgram();
-  for (const register of registrations) register(program);
+  const only = argv === undefined ? undefined : commandOf(argv, program);
+  for (const [name, register] of registrations) {
+    if (only === undefined || name === only) register(program);
+  }
   return program;
 }
 
@@ -50,7 +74,7 @@ export function buildCli(): Command {
  */
 export async function runCli(argv: string[]): Promise<void> {
   try {
-    const program = buildCli();
+    const program = buildCli(argv);
     // Subcommands copy the exit override only when created after it, so set it on each.
     const override = (c: Command): void => {
       c.exitOverride();
