@@ -73,6 +73,13 @@ export function buildCli(argv?: readonly string[]): Command {
  * already printed its own usage errors, and help exits 0.
  */
 export async function runCli(argv: string[]): Promise<void> {
+  // A reader that stops early (`krply export | head`) closes the pipe: stop quietly, as other tools
+  // do, instead of dying on the unhandled error with a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE")
+      process.stderr.write(`krply: cannot write the output: ${err.message}\n`);
+    process.exit(err.code === "EPIPE" ? (process.exitCode ?? EXIT.OK) : EXIT.UNAVAILABLE);
+  });
   try {
     const program = buildCli(argv);
     // Subcommands copy the exit override only when created after it, so set it on each.

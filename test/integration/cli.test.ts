@@ -321,6 +321,22 @@ describe("start-up", () => {
   });
 });
 
+describe("output", () => {
+  it("stops quietly when the reader closes the pipe early (`krply export | head`)", async () => {
+    const child = spawn(
+      process.execPath,
+      [join(tools.binDir, "krply"), "--store", journal, "export"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    // The reader is gone before the first line: every write fails with EPIPE.
+    child.stdout!.destroy();
+    let stderr = "";
+    child.stderr!.on("data", d => (stderr += String(d)));
+    const code = await new Promise(r => child.on("close", r));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+  });
+});
+
 describe("code cache", () => {
   it("fills on the first run, and a damaged, stale or unwritable cache changes nothing a user sees", () => {
     const cache = mkdtempSync(join(tmpdir(), "krply-cli-cache-"));
