@@ -68,18 +68,29 @@ export function buildCli(argv?: readonly string[]): Command {
   return program;
 }
 
+let stdoutGuarded = false;
+
 /**
- * Runs the CLI. Every failure becomes one line on stderr and an exit code (see EXIT); commander has
- * already printed its own usage errors, and help exits 0.
+ * A reader that stops early (`krply export | head`) closes the pipe: the CLI stops quietly, as other
+ * tools do, instead of dying on the unhandled error with a stack trace. Once per process (tests run
+ * the CLI many times in one).
  */
-export async function runCli(argv: string[]): Promise<void> {
-  // A reader that stops early (`krply export | head`) closes the pipe: stop quietly, as other tools
-  // do, instead of dying on the unhandled error with a stack trace.
+function guardStdout(): void {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE")
       process.stderr.write(`krply: cannot write the output: ${err.message}\n`);
     process.exit(err.code === "EPIPE" ? (process.exitCode ?? EXIT.OK) : EXIT.UNAVAILABLE);
   });
+}
+
+/**
+ * Runs the CLI. Every failure becomes one line on stderr and an exit code (see EXIT); commander has
+ * already printed its own usage errors, and help exits 0.
+ */
+export async function runCli(argv: string[]): Promise<void> {
+  guardStdout();
   try {
     const program = buildCli(argv);
     // Subcommands copy the exit override only when created after it, so set it on each.
