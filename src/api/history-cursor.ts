@@ -17,9 +17,22 @@ function refKey(r: HistoryCursorRef): string {
   return createHash("sha256").update(key).digest("base64url").slice(0, 12);
 }
 
+/** An opaque cursor: a small JSON value, base64url. */
+export const writeCursor = (value: unknown): string =>
+  Buffer.from(JSON.stringify(value)).toString("base64url");
+
+/** The value inside a cursor writeCursor made; null for anything else. */
+export function readCursor(cursor: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    return null;
+  }
+}
+
 /** A cursor that starts a page after journal position `after` of the object's history. */
 export function encodeHistoryCursor(after: number, ref: HistoryCursorRef): string {
-  return Buffer.from(JSON.stringify({ h: after, o: refKey(ref) })).toString("base64url");
+  return writeCursor({ h: after, o: refKey(ref) });
 }
 
 const invalid = (message: string, detail: string) =>
@@ -27,13 +40,7 @@ const invalid = (message: string, detail: string) =>
 
 /** The position a cursor made by encodeHistoryCursor starts after; a 400 for anything else. */
 export function decodeHistoryCursor(cursor: string, ref: HistoryCursorRef): number {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    parsed = null;
-  }
-  const c = parsed as { h?: unknown; o?: unknown } | null;
+  const c = readCursor(cursor) as { h?: unknown; o?: unknown } | null;
   if (!c || !Number.isSafeInteger(c.h) || (c.h as number) < 0 || typeof c.o !== "string")
     throw invalid("invalid cursor", "not a history cursor this server made");
   if (c.o !== refKey(ref))

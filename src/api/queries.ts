@@ -29,7 +29,12 @@ import {
   type TimelineEntry,
 } from "../materialize";
 import { ApiError } from "./errors";
-import { decodeHistoryCursor, encodeHistoryCursor } from "./history-cursor";
+import {
+  decodeHistoryCursor,
+  encodeHistoryCursor,
+  readCursor,
+  writeCursor,
+} from "./history-cursor";
 
 /** An object named by a route: kind as typed (deploy, Deployment), name, namespace ("" if cluster-scoped). */
 export interface RefInput {
@@ -120,18 +125,12 @@ const ENVELOPES_KEPT = 256;
 
 /** Wraps the journal's cursor with the filters it belongs to. */
 export function encodeCursor(journalCursor: string, f: EventFilters): string {
-  return Buffer.from(JSON.stringify({ j: journalCursor, f: filterKey(f) })).toString("base64url");
+  return writeCursor({ j: journalCursor, f: filterKey(f) });
 }
 
 /** Unwraps a cursor made by encodeCursor for the same filters. */
 export function decodeCursor(cursor: string, f: EventFilters): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    parsed = null;
-  }
-  const c = parsed as { j?: unknown; f?: unknown } | null;
+  const c = readCursor(cursor) as { j?: unknown; f?: unknown } | null;
   if (!c || typeof c.j !== "string" || typeof c.f !== "string") {
     throw new ApiError("invalid_input", "invalid cursor", [
       { in: "query", path: "cursor", message: "not a cursor this server made" },

@@ -28,22 +28,7 @@ const marks = (n: number): string => Array.from({ length: n }, () => "?").join("
 
 /** Every stored version of an object, in ingest order, across deletes and re-creates. */
 export function objectHistory(store: Store, sel: ObjectSelector): JournalRecord[] {
-  store.registry.refreshStreams();
-  const ids = objectIds(store, sel);
-  if (ids.length === 0) return [];
-  const range = store.buckets.range(0, Number.MAX_SAFE_INTEGER);
-  if (!range) return [];
-  const rows = (
-    store.sql
-      .prepRaw(
-        `${BUCKETS_CTE} SELECT ${COLS} FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object IN (${marks(ids.length)})`,
-      )
-      .all(...range, ...ids) as RawRow[]
-  ).map(fromRaw);
-  // Sorting here rather than in SQL keeps the bodies out of a temporary B-tree; the rows arrive
-  // nearly sorted already (bucket by bucket, and by seq within a bucket for each object).
-  rows.sort((a, b) => a.seq - b.seq);
-  return decodeVersions(store, rows);
+  return objectVersionsBetween(store, sel, 0, Number.MAX_SAFE_INTEGER);
 }
 
 // Versions share unchanged subtrees with their parsed keyframe (see shared-versions.ts).
@@ -92,6 +77,8 @@ export function objectVersionsBetween(
       )
       .all(...range, ...ids, fromSeq, toSeq) as RawRow[]
   ).map(fromRaw);
+  // Sorting here rather than in SQL keeps the bodies out of a temporary B-tree; the rows arrive
+  // nearly sorted already (bucket by bucket, and by seq within a bucket for each object).
   rows.sort((a, b) => a.seq - b.seq);
   return decodeVersions(store, rows);
 }
