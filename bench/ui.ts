@@ -220,7 +220,7 @@ export async function main(args: string[]): Promise<void> {
         } else {
           firsts.push(m.first);
           readys.push(m.ready);
-          blanks.push(await blankLoad(page, sidecar.url));
+          blanks.push(await blankLoad(page, new URL(v.url).origin));
           raws.push(await rawFetch(page, m.requests));
         }
         await page.close();
