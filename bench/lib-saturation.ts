@@ -23,16 +23,22 @@ export interface RecordedWatch {
   lines: string[];
 }
 
-/** Reads a watch from the real server from `rv` until `count` lines or `ms` elapsed. */
+/**
+ * Reads a watch from the real server from `rv` until `count` lines, `ms` elapsed or `stop` fires.
+ * Started before the writes it records: a watch cache (Deployments have one) keeps a short window,
+ * and a watch begun after thousands of writes from the RV before them answers 410 Expired.
+ */
 export async function captureWatch(
   client: KubeClient,
   w: Omit<RecordedWatch, "lines">,
   rv: string,
   count: number,
   ms: number,
+  stop?: Promise<unknown>,
 ): Promise<RecordedWatch> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), ms);
+  void stop?.then(() => ac.abort());
   const res = await client.stream(w.path, { watch: "true", resourceVersion: rv }, ac.signal);
   const lines: string[] = [];
   let rest = "";

@@ -162,12 +162,19 @@ export async function main(args: string[]): Promise<void> {
         },
       )
     ).metadata.resourceVersion;
+    // Captured while the writes happen (see captureWatch), until the small run has ended, on a
+    // connection of its own: the writers' PATCHes wait forever on an HTTP/2 connection that also
+    // carries these two watches (undici; reproduced with its index import too).
+    let ended!: () => void;
+    const runEnded = new Promise<void>(r => (ended = r));
+    const watcher = await KubeClient.create(loadKubeConfig({ kubeconfig: info.kubeconfigs.admin }));
+    const capturing = Promise.all(
+      SMALL_WATCHES.map(w => captureWatch(watcher, w, fromRv, smallWrites, 900_000, runEnded)),
+    ).finally(() => watcher.close());
     const smallRun = await recordRss(cli.runner, info.kubeconfigs.recorder, ["rss-small"], () =>
       writeSmall(admin, small, smallWrites, 4, 21),
-    );
-    const capture = await Promise.all(
-      SMALL_WATCHES.map(w => captureWatch(admin, w, fromRv, smallWrites, 30_000)),
-    );
+    ).finally(ended);
+    const capture = await capturing;
     cli.cleanup();
 
     // Phase 3: saturation. The captured lines, replayed by a fake API server as fast as the socket
