@@ -38,8 +38,8 @@ function flag(args: string[], name: string, fallback: number): number {
 }
 
 const OBJECTS = 10_000;
-/** Pages after each of the 100 event cursors that the every-page-new runs ask: 4000 in all. */
-const FRESH_PER_CURSOR = 40;
+/** Pages after each of the 100 event cursors that the every-page-new runs ask: 8000 in all. */
+const FRESH_PER_CURSOR = 80;
 const PER_NS = 1000;
 
 /** The bench journal: the materialize bench's when it exists (copied, so writes stay here), else built. */

@@ -69,6 +69,8 @@ export interface PoolOptions {
  * within its budget.
  */
 export const YOUNG_GENERATION_MB = 12;
+/** The background lane's young generation, in MiB: it collects after every query anyway. */
+export const BACKGROUND_YOUNG_GENERATION_MB = 4;
 
 interface Task {
   id: number;
@@ -190,8 +192,8 @@ export class QueryPool {
 
   /**
    * Runs a query in a worker; rejects with a 503 ApiError past its time limit. With `text` the
-   * worker answers with the value as JSON text: a string crosses threads as one copy, where an
-   * object graph is cloned field by field and then serialized again on the event loop.
+   * worker answers with the value as JSON in UTF-8 bytes (a Uint8Array): they cross threads as one
+   * copy, where an object graph is cloned field by field and then serialized again on the event loop.
    */
   run(
     name: string,

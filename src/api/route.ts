@@ -9,8 +9,8 @@ import type { PageCache } from "./event-pages";
 import type { QueryInput, QueryName, QueryOutput } from "./queries";
 
 /**
- * A JSON answer already serialized, sent as it is: text from a pool worker, or UTF-8 pieces sent one
- * after the other (a cached page between its envelope's two halves, never copied into one buffer).
+ * A JSON answer already serialized, sent as it is: text, or UTF-8 pieces sent one after the other
+ * (a pool worker's bytes; a cached page between its envelope's two halves, never copied into one).
  */
 export class JsonText {
   constructor(readonly text: string | readonly Buffer[]) {}

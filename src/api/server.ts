@@ -8,7 +8,7 @@ import { assertBindAllowed, type Authorizer, type Principal } from "./authorizer
 import { ApiError, fieldErrors, invalidInput, toApiError, type FieldError } from "./errors";
 import { PageCache } from "./event-pages";
 import { apiMetrics, type ApiMetrics } from "./metrics";
-import { QueryPool } from "./pool";
+import { BACKGROUND_YOUNG_GENERATION_MB, QueryPool, YOUNG_GENERATION_MB } from "./pool";
 import { AnswerCache, cachedHistory, type MarkedAnswer } from "./answer-cache";
 import { runQuery, type QueryName, type RefInput } from "./queries";
 import { openApiDocument } from "./openapi";
@@ -154,6 +154,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       log,
       observer: metrics.pool,
       script: opts.workerScript,
+      // The background lane collects after every query (worker.ts), so its garbage never needs room.
+      resourceLimits: {
+        maxYoungGenerationSizeMb:
+          kind === "background" ? BACKGROUND_YOUNG_GENERATION_MB : YOUNG_GENERATION_MB,
+      },
     });
   const workers = lane(opts.workers, "interactive");
   // Only when some query goes there: it is one more thread, view and (on a snapshot) writer.
@@ -206,7 +211,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         };
         return new JsonText([await cachedHistory(cache, input as RefInput, markNow, make, seen)]);
       }
-      return new JsonText((await pool.run(name, input, opts.queryTimeoutMs, true)) as string);
+      const json = (await pool.run(name, input, opts.queryTimeoutMs, true)) as Uint8Array;
+      // Structured clone hands the bytes over as a plain Uint8Array; the Buffer shares them.
+      return new JsonText([Buffer.from(json.buffer, json.byteOffset, json.byteLength)]);
     },
   };
 

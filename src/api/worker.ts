@@ -22,7 +22,7 @@ let writer: Journal | null = null;
  * garbage (decoded versions, diffs, the answer's text) is dead once it is answered, but V8 lets the
  * old generation grow to over 100 MiB before its first full collection, in each worker.
  */
-const TRIM_ABOVE_BYTES = 48 * 2 ** 20;
+const TRIM_ABOVE_BYTES = 32 * 2 ** 20;
 
 /** Nice value of the background lane's thread (Linux sets it per thread; 19 is the lowest). */
 const BACKGROUND_NICE = 15;
@@ -70,7 +70,9 @@ port.on("message", (msg: WorkerRequest) => {
       now: () => msg.now,
       writer: snapshotWriter,
     });
-    reply = { id: msg.id, ok: true, value: msg.text ? JSON.stringify(value) : value };
+    // As UTF-8 bytes: an answer of 100 KiB or more as a string would sit in the main thread's large
+    // object space until a full collection; a buffer's memory leaves with its small wrapper.
+    reply = { id: msg.id, ok: true, value: msg.text ? Buffer.from(JSON.stringify(value)) : value };
   } catch (err) {
     reply = { id: msg.id, ok: false, error: toWire(err) };
     // Only the caller-safe message crosses to the main thread, so the cause is logged here.
