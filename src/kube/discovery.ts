@@ -75,8 +75,8 @@ const STABILITY = { "": 3, beta: 2, alpha: 1 } as const;
 export function compareKubeAwareVersions(a: string, b: string): number {
   const x = KUBE_VERSION.exec(a);
   const y = KUBE_VERSION.exec(b);
-  // Code-unit order as Go's strings.Compare, not localeCompare, which loads ICU's collator (some
-  // 8 MiB of the recorder's RSS, docs/benchmarks.md, recorder).
+  // Code-unit order as Go's strings.Compare, not localeCompare: its first call loads ICU's collator
+  // (2 MiB and more of node's pages, resident in the recorder from then on).
   if (!x && !y) return a < b ? -1 : a > b ? 1 : 0;
   if (!x) return 1;
   if (!y) return -1;

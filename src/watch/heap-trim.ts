@@ -43,34 +43,24 @@ let lean = false;
  * ConfigMaps and 20 Deployments under writes:
  * - the young generation keeps its size instead of doubling up to 2 x 16 MiB semi-spaces, which the
  *   recorder's steady allocation (each event parsed, diffed, deflated) reaches and keeps resident
- *   (115 to 85 MiB peak). The maximum can only be set at start-up (--max-semi-space-size), which
+ *   (111 to 86 MiB peak). The maximum can only be set at start-up (--max-semi-space-size), which
  *   `krply record` cannot pass to itself; the growth factor is read at every growth.
  * - no optimizing compiler (TurboFan): its compilations take several MiB on background threads and
- *   touch another 3 MiB of node's code (85 to 73 MiB). The work is JSON parsing, deflate and SQLite,
+ *   touch another 3 MiB of node's code (83 to 73 MiB). The work is JSON parsing, deflate and SQLite,
  *   native either way: the engine still takes 1000+ events/s, ten times the API server's write rate.
  * A listing of OPTIMIZE_AFTER_BYTES or more turns the compiler back on (HeapTrimmer.listed).
- * Returns false where the runtime refuses the flags.
  */
-export function leanRecorderHeap(): boolean {
-  try {
-    setFlagsFromString("--semi-space-growth-factor=1");
-    setFlagsFromString("--no-turbofan");
-    lean = true;
-    return true;
-  } catch {
-    return false;
-  }
+export function leanRecorderHeap(): void {
+  setFlagsFromString("--semi-space-growth-factor=1");
+  setFlagsFromString("--no-turbofan");
+  lean = true;
 }
 
 /** Turns the optimizing compiler back on in a lean process (a no-op in any other). */
 function optimizeAgain(): void {
   if (!lean) return;
   lean = false;
-  try {
-    setFlagsFromString("--turbofan");
-  } catch {
-    // The runtime refused the flag at leanRecorderHeap already; nothing to undo.
-  }
+  setFlagsFromString("--turbofan");
 }
 
 /** Follows the bytes a client has read and collects garbage once every `everyBytes` of them. */
