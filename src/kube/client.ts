@@ -22,6 +22,8 @@ const log = logger("kube");
  * hold a request back without a word.
  */
 export const STREAMS_PER_CONNECTION = 100;
+/** HTTP/1.1 connections for writes (replay applies with bounded concurrency well below this). */
+const WRITE_CONNECTIONS = 16;
 
 /** A request without response headers this long is logged, and again each period after. */
 export const WAITING_WARN_MS = 10_000;
@@ -151,6 +153,8 @@ export class KubeClient {
   bytesRead = 0;
   /** Start times of requests still waiting for their response headers. */
   private readonly waiting = new Set<{ at: number }>();
+  /** The HTTP/1.1 agent for requests that carry a body, made on the first one (see writeAgent). */
+  private writes: Agent | null = null;
 
   private constructor(
     readonly kubeConfig: KubeConfigFile,
@@ -160,7 +164,26 @@ export class KubeClient {
     private readonly auth: AuthSource,
     /** The protocol the server negotiated at creation. */
     readonly protocol: "h2" | "http/1.1",
+    private readonly tls: ConnectionOptions,
   ) {}
+
+  /**
+   * Where a request goes. undici 7 holds back a non-idempotent request (POST, PUT, PATCH, DELETE) on an
+   * HTTP/2 session while any other stream on it is open (client-h2 `busy()`; nodejs/undici#5390 and
+   * #5524, fixed in 8.x), and an open watch is such a stream: the write would wait forever. Writes
+   * therefore take HTTP/1.1 connections of their own; reads and watches keep sharing the h2 session.
+   */
+  private dispatcherFor(method: Dispatcher.HttpMethod): Agent {
+    if (this.protocol !== "h2" || method === "GET" || method === "HEAD") return this.agent;
+    this.writes ??= new Agent({
+      connect: this.tls,
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+      keepAliveTimeout: 30_000,
+      connections: WRITE_CONNECTIONS,
+    });
+    return this.writes;
+  }
 
   /** Creates a client; TLS material is read once, auth headers are refreshed per request. */
   static async create(kc: KubeConfigFile): Promise<KubeClient> {
@@ -185,7 +208,7 @@ export class KubeClient {
         : {}),
     });
     log.debug({ server, protocol }, "kube client created");
-    return new KubeClient(kc, server, agent, auth, protocol);
+    return new KubeClient(kc, server, agent, auth, protocol, tls);
   }
 
   /** Requests that have waited longer than olderThanMs for their response headers (a metric). */
@@ -222,7 +245,7 @@ export class KubeClient {
     try {
       // The server URL may carry a path prefix (a proxy's), so origin and path come from the whole.
       const url = new URL(this.server + path);
-      return await requestOn.call(this.agent, {
+      return await requestOn.call(this.dispatcherFor(method), {
         origin: url.origin,
         path: url.pathname + url.search,
         method,
@@ -294,7 +317,7 @@ export class KubeClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.writes?.close()]);
   }
 }
 
