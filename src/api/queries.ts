@@ -15,7 +15,7 @@ import {
   recordSnapshot,
   resolveCluster,
   resolveKind,
-  search,
+  searchPage,
   snapshot,
   snapshotObjects,
   storedSnapshots,
@@ -25,6 +25,7 @@ import {
   timelinePage,
   type Answer,
   type At,
+  type SearchKey,
   type Coverage,
   type TimelineEntry,
 } from "../materialize";
@@ -487,12 +488,23 @@ export const QUERIES = {
 
   search(
     view: JournalView,
-    input: { cluster?: string; kind?: string; name: string; labels?: string },
+    input: {
+      cluster?: string;
+      kind?: string;
+      name: string;
+      labels?: string;
+      limit: number;
+      after?: SearchKey;
+    },
   ) {
     const clusterId = input.cluster === undefined ? undefined : cluster(view, input.cluster);
     const kind =
       input.kind === undefined ? undefined : kindOf(view, cluster(view, clusterId), input.kind);
-    return search(view, { clusterId, kind, namePrefix: input.name, labelSelector: input.labels });
+    return searchPage(
+      view,
+      { clusterId, kind, namePrefix: input.name, labelSelector: input.labels },
+      { limit: input.limit, after: input.after },
+    );
   },
 
   storedSnapshots(view: JournalView, input: { cluster?: string }) {

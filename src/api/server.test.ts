@@ -102,6 +102,35 @@ describe("answers", () => {
     }
   });
 
+  it("pages a search with cursors bound to its filters, every hit once", async () => {
+    type Hit = { kind: string; name: string };
+    const names = (r: { json: { data: { hits: Hit[] } } }) =>
+      r.json.data.hits.map(h => `${h.kind}/${h.name}`);
+    const whole = await call(server, "/v1/search?name=");
+    expect(whole.json.data.nextCursor).toBeNull();
+    expect(whole.json.data.hits.length).toBeGreaterThanOrEqual(2);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; json: { data: { hits: Hit[]; nextCursor: string | null } } } =
+        await call(server, `/v1/search?name=&limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      expect(page.json.data.hits.length).toBeLessThanOrEqual(1);
+      seen.push(...names(page));
+      cursor = page.json.data.nextCursor;
+      expect(seen.length).toBeLessThan(100);
+    } while (cursor !== null);
+    expect(seen).toEqual(names(whole));
+    const first = await call(server, "/v1/search?name=&limit=1");
+    const other = await call(server, `/v1/search?name=c&cursor=${first.json.data.nextCursor}`);
+    expect(other.status).toBe(400);
+    expect(other.json.error.fields[0].path).toBe("cursor");
+    for (const bad of ["cursor=abc", "limit=0", "limit=501"]) {
+      const r = await call(server, `/v1/search?name=&${bad}`);
+      expect({ bad, status: r.status }).toEqual({ bad, status: 400 });
+    }
+  });
+
   it("streams an export as NDJSON with its coverage in a header", async () => {
     const r = await call(server, "/v1/export?namespace=shop");
     expect(r.status).toBe(200);

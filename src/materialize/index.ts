@@ -27,7 +27,11 @@ export {
 export { diff, type DiffOptions } from "./diff";
 export {
   search,
+  searchPage,
   existenceRanges,
+  SEARCH_EXAMINED_PER_PAGE,
+  type SearchKey,
+  type SearchPage,
   type SearchQuery,
   type SearchHit,
   type ExistenceRange,

@@ -77,8 +77,57 @@ export function existenceRanges(
   return out;
 }
 
+/**
+ * Where a search page ends: the sort key of the last object it examined. Objects are examined in
+ * this order, so a key stays valid while objects are added (a new one sorts in place) or pruned.
+ */
+export type SearchKey = [
+  clusterId: string,
+  kind: string,
+  namespace: string,
+  name: string,
+  group: string,
+  id: number,
+];
+
+export interface SearchPage {
+  hits: SearchHit[];
+  /** Where the next page starts; null when no object is left to examine. */
+  next: SearchKey | null;
+}
+
+/** Objects one page examines at most, hits or not: a selective label filter must not scan all. */
+export const SEARCH_EXAMINED_PER_PAGE = 500;
+
+type Found = ReturnType<JournalView["findObjects"]>[number];
+
+const keyOf = (o: Found): SearchKey => [o.clusterId, o.kind, o.namespace, o.name, o.group, o.id];
+
+/** Plain code-unit order (no locale collation: its first use loads ICU, and names are ASCII). */
+function compareKeys(a: SearchKey, b: SearchKey): number {
+  for (let i = 0; i < 5; i++) {
+    const x = a[i] as string;
+    const y = b[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a[5] - b[5];
+}
+
 /** Finds when and where objects existed, by kind, name prefix and labels, across all history. */
 export function search(view: JournalView, q: SearchQuery): Answer<SearchHit[]> {
+  const page = searchPage(view, q, { limit: Infinity, examine: Infinity });
+  return { ...page, data: page.data.hits };
+}
+
+/**
+ * One page of a search: up to `limit` hits from at most `examine` objects after `after`, in key
+ * order. A page may hold fewer hits than its limit and still have a next one.
+ */
+export function searchPage(
+  view: JournalView,
+  q: SearchQuery,
+  page: { limit: number; after?: SearchKey; examine?: number },
+): Answer<SearchPage> {
   const reqs = parseLabelSelector(q.labelSelector ?? "");
   const matches = (rec: JournalRecord) => matchesLabels(labelsOf(rec), reqs);
   const warnings: string[] = [];
@@ -92,7 +141,17 @@ export function search(view: JournalView, q: SearchQuery): Answer<SearchHit[]> {
   };
   const touched: GapWindow[] = [];
   const hits: SearchHit[] = [];
-  for (const o of view.findObjects(q.namePrefix, { clusterId: q.clusterId, kind: q.kind })) {
+  const after = page.after;
+  const candidates = view
+    .findObjects(q.namePrefix, { clusterId: q.clusterId, kind: q.kind })
+    .map(o => ({ o, key: keyOf(o) }))
+    .filter(c => after === undefined || compareKeys(c.key, after) > 0)
+    .sort((a, b) => compareKeys(a.key, b.key));
+  const examine = page.examine ?? SEARCH_EXAMINED_PER_PAGE;
+  let examined = 0;
+  for (const { o } of candidates) {
+    if (hits.length >= page.limit || examined >= examine) break;
+    examined++;
     const history = view.objectHistory({ ...o, group: o.group });
     const ranges = existenceRanges(history, matches).filter(r => r.matched);
     if (ranges.length === 0) continue;
@@ -121,7 +180,8 @@ export function search(view: JournalView, q: SearchQuery): Answer<SearchHit[]> {
       ranges: ranges.map(({ matched: _m, ...r }) => r),
     });
   }
+  const next = examined < candidates.length ? (candidates[examined - 1]?.key ?? null) : null;
   const uncertain = hits.some(h => h.ranges.some(r => r.uncertain));
   if (uncertain) warnings.push(warn.rangesUncertain());
-  return answer(hits, coverageOf(touched, pruned, !uncertain), warnings);
+  return answer({ hits, next }, coverageOf(touched, pruned, !uncertain), warnings);
 }

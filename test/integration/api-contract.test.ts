@@ -325,7 +325,10 @@ it("diff across the gap says it is incomplete; search finds the deleted object",
     expect.arrayContaining(["old", "web-config"]),
   );
   const s = await contract("GET", "/v1/search", "/v1/search?name=old&kind=cm");
-  expect(s.json.data).toEqual([expect.objectContaining({ name: "old", namespace: ns })]);
+  expect(s.json.data).toEqual({
+    hits: [expect.objectContaining({ name: "old", namespace: ns })],
+    nextCursor: null,
+  });
 });
 
 it("takes a snapshot, lists it, and rebuilds its objects", async () => {

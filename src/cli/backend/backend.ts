@@ -13,10 +13,12 @@ import type {
   TimelineEntry,
 } from "../../materialize";
 
-/** An object as a person names it: the kind as typed (deploy, Deployment), resolved by the backend. */
 /** Versions per history page when a timeline is read page by page (the sidecar's most per page). */
 export const TIMELINE_PAGE = 1000;
+/** Hits per search page when a search is read page by page (the sidecar's most per page). */
+export const SEARCH_PAGE = 500;
 
+/** An object as a person names it: the kind as typed (deploy, Deployment), resolved by the backend. */
 export interface ObjectQuery {
   cluster?: string;
   kind: string;

@@ -8,16 +8,18 @@ import {
   recordSnapshot,
   resolveCluster,
   resolveKind,
-  search,
+  searchPage,
   snapshot,
   storedSnapshots,
   streamReports,
   joinPages,
   timelinePage,
   type Answer,
+  type SearchHit,
+  type SearchKey,
   type TimelineEntry,
 } from "../../materialize";
-import { TIMELINE_PAGE, type Backend, type ExportQuery } from "./backend";
+import { SEARCH_PAGE, TIMELINE_PAGE, type Backend, type ExportQuery } from "./backend";
 
 const EXPORT_PAGE = 1000;
 
@@ -101,12 +103,21 @@ export class LocalBackend implements Backend {
   async search(q: Parameters<Backend["search"]>[0]) {
     const v = this.v();
     const kind = q.kind ? resolveKind(v, resolveCluster(v, q.cluster), q.kind) : undefined;
-    return search(v, {
+    const query = {
       clusterId: q.cluster,
       kind,
       namePrefix: q.namePrefix,
       labelSelector: q.selector,
-    });
+    };
+    // Page by page as the sidecar answers, so both modes join the same pages into the same output.
+    const pages: Answer<SearchHit[]>[] = [];
+    let after: SearchKey | undefined;
+    do {
+      const page = searchPage(v, query, { limit: SEARCH_PAGE, after });
+      pages.push({ ...page, data: page.data.hits });
+      after = page.data.next ?? undefined;
+    } while (after !== undefined);
+    return joinPages(pages);
   }
 
   async who(q: Parameters<Backend["who"]>[0]) {

@@ -2,12 +2,14 @@ import type { JournalRecord } from "../../event";
 import {
   joinPages,
   type Answer,
+  type SearchHit,
   type SnapshotSummary,
   type StreamReport,
   type TimelineEntry,
 } from "../../materialize";
 import { CliError, EXIT } from "../errors";
 import {
+  SEARCH_PAGE,
   TIMELINE_PAGE,
   type Backend,
   type ExportQuery,
@@ -197,13 +199,26 @@ export class RemoteBackend implements Backend {
     });
   }
 
-  search(q: Parameters<Backend["search"]>[0]) {
-    return this.get<Awaited<ReturnType<Backend["search"]>>>("/v1/search", {
-      cluster: q.cluster,
-      kind: q.kind,
-      name: q.namePrefix,
-      labels: q.selector,
-    });
+  /** Every page of the search, joined as the local backend joins its pages. */
+  async search(q: Parameters<Backend["search"]>[0]) {
+    const pages: Answer<SearchHit[]>[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.get<Answer<{ hits: SearchHit[]; nextCursor: string | null }>>(
+        "/v1/search",
+        {
+          cluster: q.cluster,
+          kind: q.kind,
+          name: q.namePrefix,
+          labels: q.selector,
+          limit: SEARCH_PAGE,
+          cursor,
+        },
+      );
+      pages.push({ ...page, data: page.data.hits });
+      cursor = page.data.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    return joinPages(pages);
   }
 
   who(q: Parameters<Backend["who"]>[0]) {

@@ -1,7 +1,8 @@
 // Search: when and where an object existed. Each range says how it began and ended (created, first
-// seen in a list, deleted, vanished in a gap) and whether a gap makes it uncertain.
+// seen in a list, deleted, vanished in a gap) and whether a gap makes it uncertain. The server pages
+// the hits and the URL holds the page's cursor, so a page is deep-linkable.
 import { parseAnswer, type Answer } from "../api-client";
-import { hrefOf, type RouteState } from "../route-state";
+import { hrefOf, withParams, type RouteState } from "../route-state";
 import { useLoad } from "../ui/context";
 import { CoverageBanner } from "../ui/coverage-banner";
 import { formValues, go } from "../ui/nav";
@@ -23,12 +24,18 @@ interface Found {
   name: string;
   ranges: Existence[];
 }
+interface FoundPage {
+  hits: Found[];
+  nextCursor: string | null;
+}
 
 export function SearchView({ route }: { route: RouteState }) {
   const p = route.params;
   const asked = p.name !== undefined || p.kind !== undefined || p.labels !== undefined;
-  const load = useLoad<Answer<Found[]>>(
-    asked ? JSON.stringify([p.cluster, p.kind, p.name, p.labels]) : null,
+  const cursor = p.cursor || undefined;
+  const limit = p.limit || undefined;
+  const load = useLoad<Answer<FoundPage>>(
+    asked ? JSON.stringify([p.cluster, p.kind, p.name, p.labels, cursor, limit]) : null,
     async (api, signal) =>
       parseAnswer(
         await api.get(
@@ -38,6 +45,8 @@ export function SearchView({ route }: { route: RouteState }) {
             kind: p.kind,
             name: !p.name || p.name === "*" ? "" : p.name,
             labels: p.labels,
+            cursor,
+            limit,
           },
           signal,
         ),
@@ -84,15 +93,39 @@ export function SearchView({ route }: { route: RouteState }) {
         {a => (
           <>
             <CoverageBanner answer={a} />
-            {a.data.length === 0 ? (
-              <Empty>No object in the journal matches.</Empty>
+            {a.data.hits.length === 0 && a.data.nextCursor === null ? (
+              <Empty>
+                {cursor ? "No more objects match." : "No object in the journal matches."}
+              </Empty>
             ) : (
-              <Results found={a.data} route={route} />
+              <>
+                {a.data.hits.length > 0 && <Results found={a.data.hits} route={route} />}
+                <Pager route={route} page={a.data} first={cursor === undefined} />
+              </>
             )}
           </>
         )}
       </Loaded>
     </section>
+  );
+}
+
+/** Pages go forward by cursor; a page may hold fewer hits than the server's limit and still go on. */
+function Pager({ route, page, first }: { route: RouteState; page: FoundPage; first: boolean }) {
+  if (first && page.nextCursor === null) return null;
+  return (
+    <nav class="pager" aria-label="Search result pages">
+      {first ? (
+        <span class="muted">First page</span>
+      ) : (
+        <a href={withParams(route, { cursor: null })}>First page</a>
+      )}
+      {page.nextCursor !== null ? (
+        <a href={withParams(route, { cursor: page.nextCursor })}>Next page</a>
+      ) : (
+        <span class="muted">Last page</span>
+      )}
+    </nav>
   );
 }
 
