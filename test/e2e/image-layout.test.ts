@@ -19,7 +19,7 @@ import {
   IMAGE_UID,
   SQLITE_BINDING_PATH,
 } from "../../deploy/image/layout";
-import { JOURNAL_DIR } from "../../deploy/finalize/objects";
+import { JOURNAL_DIR, SIDECAR_NODE_FLAGS } from "../../deploy/finalize/objects";
 import { peprPortAnswers } from "../../scripts/demo/module";
 import { sharedApiServer } from "../apiserver/shared";
 import { freePort } from "../support/net";
@@ -94,7 +94,8 @@ describe("the image's /app tree runs the watcher pod against the real API server
     buildStaleSources(root);
     pod = watcherPodOf(join(root, "dist", "krply-chart"));
     expect(pod.watcher.argv).toEqual(["node", IMAGE_ENTRIES.controller, pod.hash]);
-    expect(pod.sidecar.argv).toEqual(["node", IMAGE_ENTRIES.sidecar]);
+    // The sidecar runs with the node flags the chart gives it (a smaller young generation).
+    expect(pod.sidecar.argv).toEqual(["node", ...SIDECAR_NODE_FLAGS, IMAGE_ENTRIES.sidecar]);
 
     rootfs = mkdtempSync(join(tmpdir(), "krply-image-"));
     prepareRoot(rootfs);
