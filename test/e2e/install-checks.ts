@@ -147,5 +147,20 @@ export async function expectGone(api: ApiServer, paths: string[], timeoutMs = 60
     left = found.filter((p): p is string => p !== null);
     if (left.length > 0) await new Promise(r => setTimeout(r, 500));
   }
-  expect(left).toEqual([]);
+  // What holds each one back (a finalizer, a CRD's InstanceDeletionFailed condition), so a failure
+  // says why the server has not removed it.
+  const held = await Promise.all(
+    left.map(async p => {
+      const o = await getObject(api, p);
+      if (!o) return null;
+      const conditions = (o.status?.conditions ?? []) as Doc[];
+      return {
+        path: p,
+        deletionTimestamp: o.metadata.deletionTimestamp ?? null,
+        finalizers: o.metadata.finalizers ?? [],
+        conditions: conditions.map(c => `${c.type}=${c.status}: ${c.message ?? ""}`),
+      };
+    }),
+  );
+  expect(held.filter(h => h !== null)).toEqual([]);
 }
