@@ -138,8 +138,12 @@ export async function expectInstalled(api: ApiServer, opts: { digestKey: boolean
   if (key) expect(Buffer.from(key.data.key, "base64").length).toBeGreaterThanOrEqual(32);
 }
 
-/** Polls until none of the objects exists (a CRD goes once its finalizer has run). */
-export async function expectGone(api: ApiServer, paths: string[], timeoutMs = 60_000) {
+/**
+ * Polls until none of the objects exists (a CRD goes once its finalizer has run). The bound is
+ * generous: kube-apiserver's CRD finalizer waits with minute-long bounds of its own (for in-flight
+ * requests and instances to go), and the README lifecycle saw a CRD outlive 60 s in two of four runs.
+ */
+export async function expectGone(api: ApiServer, paths: string[], timeoutMs = 150_000) {
   const deadline = Date.now() + timeoutMs;
   let left = paths;
   while (left.length > 0 && Date.now() < deadline) {
