@@ -12,14 +12,13 @@ import {
   snapshot,
   storedSnapshots,
   streamReports,
-  joinPages,
   timelinePage,
-  type Answer,
   type SearchHit,
   type SearchKey,
   type TimelineEntry,
 } from "../../materialize";
 import { SEARCH_PAGE, TIMELINE_PAGE, type Backend, type ExportQuery } from "./backend";
+import { readAllPages } from "./pages";
 
 const EXPORT_PAGE = 1000;
 
@@ -63,20 +62,15 @@ export class LocalBackend implements Backend {
     const v = this.v();
     const cluster = resolveCluster(v, q.cluster);
     const kind = resolveKind(v, cluster, q.kind);
-    // Page by page as the sidecar answers, so both modes join the same pages into the same output.
     const ref = { kind, namespace: q.namespace, name: q.name, group: q.group };
-    const pages: Answer<TimelineEntry[]>[] = [];
-    let after: number | undefined;
-    do {
+    return readAllPages<TimelineEntry, number>(after => {
       const page = timelinePage(v, cluster, ref, {
         includeStatus: q.includeStatus,
         limit: TIMELINE_PAGE,
         after,
       });
-      pages.push({ ...page, data: page.data.entries });
-      after = page.data.next ?? undefined;
-    } while (after !== undefined);
-    return joinPages(pages);
+      return { answer: { ...page, data: page.data.entries }, next: page.data.next };
+    });
   }
 
   async objectAt(q: Parameters<Backend["objectAt"]>[0]) {
@@ -109,15 +103,10 @@ export class LocalBackend implements Backend {
       namePrefix: q.namePrefix,
       labelSelector: q.selector,
     };
-    // Page by page as the sidecar answers, so both modes join the same pages into the same output.
-    const pages: Answer<SearchHit[]>[] = [];
-    let after: SearchKey | undefined;
-    do {
+    return readAllPages<SearchHit, SearchKey>(after => {
       const page = searchPage(v, query, { limit: SEARCH_PAGE, after });
-      pages.push({ ...page, data: page.data.hits });
-      after = page.data.next ?? undefined;
-    } while (after !== undefined);
-    return joinPages(pages);
+      return { answer: { ...page, data: page.data.hits }, next: page.data.next };
+    });
   }
 
   async who(q: Parameters<Backend["who"]>[0]) {

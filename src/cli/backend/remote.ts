@@ -1,6 +1,5 @@
 import type { JournalRecord } from "../../event";
 import {
-  joinPages,
   type Answer,
   type SearchHit,
   type SnapshotSummary,
@@ -16,6 +15,7 @@ import {
   type ObjectAtAnswer,
   type ObjectQuery,
 } from "./backend";
+import { readAllPages } from "./pages";
 
 /** A page of GET /v1/objects/{kind}/{name}/history. */
 interface HistoryPage {
@@ -168,19 +168,15 @@ export class RemoteBackend implements Backend {
 
   /** Every page of the history, joined as the local backend joins its pages. */
   async timeline(q: Parameters<Backend["timeline"]>[0]) {
-    const pages: Answer<TimelineEntry[]>[] = [];
-    let cursor: string | undefined;
-    do {
+    return readAllPages<TimelineEntry, string>(async cursor => {
       const page = await this.get<Answer<HistoryPage>>(`${this.refPath(q)}/history`, {
         ...this.refQuery(q),
         status: q.includeStatus || undefined,
         limit: TIMELINE_PAGE,
         cursor,
       });
-      pages.push({ ...page, data: page.data.entries });
-      cursor = page.data.nextCursor ?? undefined;
-    } while (cursor !== undefined);
-    return joinPages(pages);
+      return { answer: { ...page, data: page.data.entries }, next: page.data.nextCursor };
+    });
   }
 
   objectAt(q: Parameters<Backend["objectAt"]>[0]): Promise<ObjectAtAnswer> {
@@ -201,9 +197,7 @@ export class RemoteBackend implements Backend {
 
   /** Every page of the search, joined as the local backend joins its pages. */
   async search(q: Parameters<Backend["search"]>[0]) {
-    const pages: Answer<SearchHit[]>[] = [];
-    let cursor: string | undefined;
-    do {
+    return readAllPages<SearchHit, string>(async cursor => {
       const page = await this.get<Answer<{ hits: SearchHit[]; nextCursor: string | null }>>(
         "/v1/search",
         {
@@ -215,10 +209,8 @@ export class RemoteBackend implements Backend {
           cursor,
         },
       );
-      pages.push({ ...page, data: page.data.hits });
-      cursor = page.data.nextCursor ?? undefined;
-    } while (cursor !== undefined);
-    return joinPages(pages);
+      return { answer: { ...page, data: page.data.hits }, next: page.data.nextCursor };
+    });
   }
 
   who(q: Parameters<Backend["who"]>[0]) {
