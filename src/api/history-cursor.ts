@@ -12,10 +12,13 @@ export interface HistoryCursorRef {
   group?: string;
 }
 
-function refKey(r: HistoryCursorRef): string {
-  const key = JSON.stringify([r.clusterId, r.kind, r.namespace, r.name, r.group ?? null]);
-  return createHash("sha256").update(key).digest("base64url").slice(0, 12);
+/** A short digest of what a cursor is bound to, so one passed with other arguments is caught. */
+export function bindingKey(parts: unknown[]): string {
+  return createHash("sha256").update(JSON.stringify(parts)).digest("base64url").slice(0, 12);
 }
+
+const refKey = (r: HistoryCursorRef): string =>
+  bindingKey([r.clusterId, r.kind, r.namespace, r.name, r.group ?? null]);
 
 /** An opaque cursor: a small JSON value, base64url. */
 export const writeCursor = (value: unknown): string =>
@@ -35,16 +38,16 @@ export function encodeHistoryCursor(after: number, ref: HistoryCursorRef): strin
   return writeCursor({ h: after, o: refKey(ref) });
 }
 
-const invalid = (message: string, detail: string) =>
+export const invalidCursor = (message: string, detail: string) =>
   new ApiError("invalid_input", message, [{ in: "query", path: "cursor", message: detail }]);
 
 /** The position a cursor made by encodeHistoryCursor starts after; a 400 for anything else. */
 export function decodeHistoryCursor(cursor: string, ref: HistoryCursorRef): number {
   const c = readCursor(cursor) as { h?: unknown; o?: unknown } | null;
   if (!c || !Number.isSafeInteger(c.h) || (c.h as number) < 0 || typeof c.o !== "string")
-    throw invalid("invalid cursor", "not a history cursor this server made");
+    throw invalidCursor("invalid cursor", "not a history cursor this server made");
   if (c.o !== refKey(ref))
-    throw invalid(
+    throw invalidCursor(
       "cursor belongs to another object",
       "was made for another object's history; start again without it",
     );
