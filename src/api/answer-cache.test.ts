@@ -8,11 +8,11 @@ import {
 } from "../../test/support/api-fixtures";
 import { at } from "../../test/support/journal-fixtures";
 import { cm, cms, deploys, web } from "../../test/support/materialize-fixtures";
-import { AnswerCache } from "./answer-cache";
+import { AnswerCache, cachedHistory } from "./answer-cache";
 import type { ApiServer } from "./server";
 
 describe("AnswerCache", () => {
-  const entry = (n: number) => ({ bytes: Buffer.alloc(n), streams: ["s"], mark: "m" });
+  const entry = (n: number) => ({ bytes: Buffer.alloc(n), streams: ["s"], mark: "m", checked: 0 });
 
   it("holds at most its bytes, dropping the least recently used first", () => {
     const c = new AnswerCache(1000);
@@ -31,6 +31,88 @@ describe("AnswerCache", () => {
     c.delete("a");
     c.delete("c");
     expect({ size: c.size, bytes: c.bytes }).toEqual({ size: 0, bytes: 0 });
+  });
+});
+
+describe("cachedHistory", () => {
+  const input = { kind: "deploy", name: "web", namespace: "shop" };
+  /** A journal as the cache sees it: a change count, a mark, and pages made from it. */
+  const journal = () => {
+    const j = { state: 1, mark: "m1", probes: 0, made: 0 };
+    const ask = (c: AnswerCache) =>
+      cachedHistory(
+        c,
+        input,
+        () => j.state,
+        () => {
+          j.probes++;
+          return j.mark;
+        },
+        () => {
+          j.made++;
+          return Promise.resolve({ text: `page ${j.made}`, streams: ["s"], mark: j.mark });
+        },
+      ).then(b => b.toString());
+    return { j, ask };
+  };
+
+  it("serves a page again without probing its mark while the journal has not changed", async () => {
+    const { j, ask } = journal();
+    const c = new AnswerCache(1 << 20);
+    expect(await ask(c)).toBe("page 1");
+    expect([await ask(c), await ask(c)]).toEqual(["page 1", "page 1"]);
+    expect({ probes: j.probes, made: j.made }).toEqual({ probes: 0, made: 1 });
+  });
+
+  it("probes the mark once per journal change, and builds afresh only when the mark moved", async () => {
+    const { j, ask } = journal();
+    const c = new AnswerCache(1 << 20);
+    await ask(c);
+    // A commit that leaves the page's mark (a snapshot, another object): one probe, then none.
+    j.state = 2;
+    expect([await ask(c), await ask(c)]).toEqual(["page 1", "page 1"]);
+    expect({ probes: j.probes, made: j.made }).toEqual({ probes: 1, made: 1 });
+    // A commit that moves it (a record of the object): made afresh.
+    j.state = 3;
+    j.mark = "m3";
+    expect(await ask(c)).toBe("page 2");
+    expect(await ask(c)).toBe("page 2");
+    expect({ probes: j.probes, made: j.made }).toEqual({ probes: 2, made: 2 });
+  });
+
+  it("probes a page made while the journal moved, and treats an unreadable state as moved", async () => {
+    const { j, ask } = journal();
+    const c = new AnswerCache(1 << 20);
+    // A record lands while the page is made: the page saw it, the change count read before did not.
+    const made = cachedHistory(
+      c,
+      input,
+      () => j.state,
+      () => j.mark,
+      () => {
+        j.state = 2;
+        j.mark = "m2";
+        return Promise.resolve({ text: "page A", streams: ["s"], mark: "m2" });
+      },
+    );
+    expect((await made).toString()).toBe("page A");
+    // Next ask: the count moved since the page's check, so its mark is probed (and holds).
+    expect(await ask(c)).toBe("page A");
+    expect(j.probes).toBe(1);
+    const broken = await cachedHistory(
+      c,
+      input,
+      () => {
+        throw new Error("closed");
+      },
+      () => {
+        j.probes++;
+        return j.mark;
+      },
+      () => Promise.reject(new Error("never")),
+    );
+    expect(broken.toString()).toBe("page A");
+    expect(j.probes).toBe(2);
   });
 });
 

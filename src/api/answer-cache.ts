@@ -16,6 +16,12 @@ interface Kept {
   bytes: Buffer;
   streams: string[];
   mark: string;
+  /**
+   * The journal's change count (JournalView.changeMark) at which `mark` was last known to be the
+   * journal's mark: while the count has not moved, nothing was committed, so the page holds without
+   * probing its mark.
+   */
+  checked: number;
 }
 
 export class AnswerCache {
@@ -69,18 +75,33 @@ const sizeOf = (key: string, v: Kept): number =>
 /**
  * A history page from the cache when the journal's mark for it has not moved since it was made (no
  * new record of the object, no new gap, baseline marker, coverage change or audit record on its
- * streams, no pruning), else made afresh and kept. A mark that cannot be read counts as moved.
+ * streams, no pruning), else made afresh and kept. The mark is probed only when the journal has
+ * changed at all since the page was last checked (`state`, its change count: one pragma), so a hit
+ * between two commits costs a map look-up. A mark or state that cannot be read counts as moved.
  */
 export async function cachedHistory(
   cache: AnswerCache,
   input: RefInput,
+  state: () => number,
   markNow: (ref: RefInput, streams: string[]) => string,
   make: () => Promise<MarkedAnswer>,
   seen: (result: "hit" | "stale" | "miss") => void = () => {},
 ): Promise<Buffer> {
   const key = JSON.stringify(input);
+  // Read before the page is made: a commit after this moves the count, so a page made from a
+  // newer journal than `now` is probed on its next hit, never trusted for a state it did not see.
+  let now: number;
+  try {
+    now = state();
+  } catch {
+    now = Number.NaN;
+  }
   const held = cache.get(key);
   if (held) {
+    if (held.checked === now) {
+      seen("hit");
+      return held.bytes;
+    }
     let mark: string | null;
     try {
       mark = markNow(input, held.streams);
@@ -88,6 +109,7 @@ export async function cachedHistory(
       mark = null;
     }
     if (mark === held.mark) {
+      held.checked = now;
       seen("hit");
       return held.bytes;
     }
@@ -95,7 +117,12 @@ export async function cachedHistory(
   }
   seen(held ? "stale" : "miss");
   const fresh = await make();
-  const kept = { bytes: Buffer.from(fresh.text), streams: fresh.streams, mark: fresh.mark };
+  const kept = {
+    bytes: Buffer.from(fresh.text),
+    streams: fresh.streams,
+    mark: fresh.mark,
+    checked: now,
+  };
   cache.set(key, kept);
   return kept.bytes;
 }

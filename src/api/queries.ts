@@ -99,10 +99,34 @@ function kindOf(view: JournalView, clusterId: string, typed: string): string {
   }
 }
 
+/** Resolved (cluster, kind) pairs by view, for the journal state (changeMark) they were read at. */
+const selectors = new WeakMap<
+  JournalView,
+  { mark: number; byRef: Map<string, { clusterId: string; kind: string }> }
+>();
+/** Distinct (cluster, kind) spellings kept between two changes of the journal. */
+const SELECTORS_KEPT = 64;
+
+/**
+ * The cluster and recorded kind a ref names. Resolving reads every stream and every kind of the
+ * cluster (a scan of the objects table, about 1 ms at 10k objects), so each spelling is resolved
+ * once per journal state; an error is never kept, so a bad ref costs its full answer each time.
+ */
 function selectorOf(view: JournalView, ref: RefInput) {
+  const mark = view.changeMark();
+  let memo = selectors.get(view);
+  if (!memo || memo.mark !== mark) {
+    memo = { mark, byRef: new Map() };
+    selectors.set(view, memo);
+  }
+  const key = `${ref.cluster ?? ""}\u0000${ref.kind}`;
+  const held = memo.byRef.get(key);
+  if (held) return held;
   const clusterId = cluster(view, ref.cluster);
-  const kind = kindOf(view, clusterId, ref.kind);
-  return { clusterId, kind };
+  const found = { clusterId, kind: kindOf(view, clusterId, ref.kind) };
+  if (memo.byRef.size >= SELECTORS_KEPT) memo.byRef.clear();
+  memo.byRef.set(key, found);
+  return found;
 }
 
 /** The filters in a fixed order, for keys. */

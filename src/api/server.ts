@@ -195,6 +195,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     }
   };
   const cache = opts.answerCacheBytes ? new AnswerCache(opts.answerCacheBytes) : null;
+  const journalState = () => mainView().changeMark();
   const markNow = (ref: RefInput, streams: string[]) =>
     runQuery(mainView(), "historyMark", { ref, streams }, ctx);
   const queries: QueryRunner = {
@@ -209,7 +210,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
           metrics.answerCache.inc({ result });
           metrics.answerCacheBytes.set(cache.bytes);
         };
-        return new JsonText([await cachedHistory(cache, input as RefInput, markNow, make, seen)]);
+        return new JsonText([
+          await cachedHistory(cache, input as RefInput, journalState, markNow, make, seen),
+        ]);
       }
       const json = (await pool.run(name, input, opts.queryTimeoutMs, true)) as Uint8Array;
       // Structured clone hands the bytes over as a plain Uint8Array; the Buffer shares them.
