@@ -5,7 +5,13 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { kubeRequest, startApiServer, type ApiServer } from "../apiserver";
 import { byKind, helmBinary, render, type Doc } from "./chart-checks";
-import { expectGone, expectInstalled, getObject, KRPLY_OBJECTS } from "./install-checks";
+import {
+  expectGone,
+  expectInstalled,
+  expectInstancesListable,
+  getObject,
+  KRPLY_OBJECTS,
+} from "./install-checks";
 
 // The README's install section, run as written against an API server of its own (the shared one runs
 // `pepr dev`, whose webhook has the same name): install, upgrade, uninstall, re-install, and the
@@ -140,6 +146,7 @@ export function describeLifecycle(): void {
 
     it("uninstalls all but the PVC and the digest key, and a re-install resumes them", async () => {
       const kept = { claim: await getObject(api, CLAIM), key: await getObject(api, KEY) };
+      await expectInstancesListable(api);
       await run(command("helm", "uninstall"));
       await expectGone(api, [...KRPLY_OBJECTS.filter(o => !o.kept).map(o => o.path), MONITOR]);
       expect((await getObject(api, CLAIM))?.metadata.uid).toBe(kept.claim?.metadata.uid);
@@ -152,6 +159,7 @@ export function describeLifecycle(): void {
     }, 300_000);
 
     it("`npm run deploy` applies the same objects, checked by the same assertions", async () => {
+      await expectInstancesListable(api);
       await run(command("helm", "uninstall"));
       await run(command("kubectl", "-n", NS, "delete"));
       // The harness runs no controller-manager, whose pvc-protection controller lifts this finalizer

@@ -13,6 +13,7 @@ type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 const NS = "pepr-system";
 const NAME = "pepr-krply";
+const CRDS = ["replayplans.krply.dev", "peprstores.pepr.dev"];
 
 /** The objects krply creates, by API path; the two kept on uninstall are marked. */
 export const KRPLY_OBJECTS: { path: string; kept?: true; helmOnly?: true }[] = [
@@ -89,7 +90,7 @@ export async function expectInstalled(api: ApiServer, opts: { digestKey: boolean
   expect(dialed.length).toBeGreaterThan(0);
   expect(dialed.map(e => e.outcome)).toEqual(dialed.map(() => "refused"));
 
-  for (const crd of ["replayplans.krply.dev", "peprstores.pepr.dev"]) {
+  for (const crd of CRDS) {
     const doc = await mustGet(
       api,
       `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`,
@@ -97,6 +98,7 @@ export async function expectInstalled(api: ApiServer, opts: { digestKey: boolean
     const established = (doc.status?.conditions ?? []).find((c: Doc) => c.type === "Established");
     expect({ crd, established: established?.status }).toEqual({ crd, established: "True" });
   }
+  await expectInstancesListable(api);
   const roles = await Promise.all(
     [NAME, `${NAME}-replay`].map(n =>
       mustGet(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${n}`),
@@ -141,13 +143,19 @@ export async function expectInstalled(api: ApiServer, opts: { digestKey: boolean
 /**
  * Polls until none of the objects exists (a CRD goes once its finalizer has run). The bound is
  * generous: kube-apiserver's CRD finalizer waits with minute-long bounds of its own (for in-flight
- * requests and instances to go), and the README lifecycle saw a CRD outlive 60 s in two of four runs.
+ * requests and instances to go).
  */
 export async function expectGone(api: ApiServer, paths: string[], timeoutMs = 150_000) {
   const deadline = Date.now() + timeoutMs;
   let left = paths;
   while (left.length > 0 && Date.now() < deadline) {
-    const found = await Promise.all(left.map(async p => ((await getObject(api, p)) ? p : null)));
+    const found = await Promise.all(
+      left.map(async p => {
+        const o = await getObject(api, p);
+        if (o && failedToListInstances(o)) await nudgeFinalizer(api, p, o);
+        return o ? p : null;
+      }),
+    );
     left = found.filter((p): p is string => p !== null);
     if (left.length > 0) await new Promise(r => setTimeout(r, 500));
   }
@@ -167,4 +175,61 @@ export async function expectGone(api: ApiServer, paths: string[], timeoutMs = 15
     }),
   );
   expect(held.filter(h => h !== null)).toEqual([]);
+}
+
+/**
+ * Waits until the instances of krply's CRDs list with 200. kube-apiserver builds a custom resource's
+ * storage on its first request, and its CRD finalizer is often that first request: the list answers
+ * "storage is (re)initializing" while the new watch cache fills, the finalizer backs off
+ * exponentially, and the CRD outlives a deletion by minutes. In a cluster the watcher's informers
+ * list both kinds at start; in the harness nothing runs, so the test lists them as they would, and
+ * before every uninstall in case an upgrade replaced the storage.
+ */
+export async function expectInstancesListable(api: ApiServer, timeoutMs = 60_000): Promise<void> {
+  for (const name of CRDS) {
+    const crd = await mustGet(
+      api,
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    );
+    const path = instancesPath(crd);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await kubeRequest(api.info, "admin", "GET", path);
+      if (res.status === 200) break;
+      if (Date.now() > deadline) throw new Error(`GET ${path}: HTTP ${res.status}: ${res.text}`);
+      await new Promise(r => setTimeout(r, 100));
+    }
+  }
+}
+
+/** A deleted CRD whose finalizer could not list its instances and now waits out its backoff. */
+function failedToListInstances(o: Doc): boolean {
+  const conditions = (o.status?.conditions ?? []) as Doc[];
+  return conditions.some(
+    c => c.type === "Terminating" && c.status === "True" && c.reason === "InstanceDeletionFailed",
+  );
+}
+
+/**
+ * The CRD finalizer retries a failed list with an exponential backoff (5 ms doubling, up to 1000 s),
+ * so a watch cache that stayed "(re)initializing" through a dozen retries holds the CRD for minutes
+ * after the cache is ready (a README lifecycle run saw it outlive 150 s). Once its instances list,
+ * an annotation is what a user would add with `kubectl annotate`: any change other than the
+ * Terminating condition puts the CRD back at the front of the finalizer's queue.
+ */
+async function nudgeFinalizer(api: ApiServer, path: string, crd: Doc): Promise<void> {
+  if ((await kubeRequest(api.info, "admin", "GET", instancesPath(crd))).status !== 200) return;
+  const res = await kubeRequest(api.info, "admin", "PATCH", path, {
+    metadata: { annotations: { "test.krply.dev/requeue": String(Date.now()) } },
+  });
+  // 404: the finalizer finished meanwhile; anything else is a real failure of the test.
+  if (res.status !== 200 && res.status !== 404) {
+    throw new Error(`PATCH ${path}: HTTP ${res.status}: ${res.text}`);
+  }
+}
+
+/** The cluster-wide list of a CRD's instances, at its storage version. */
+function instancesPath(crd: Doc): string {
+  const version = (crd.spec.versions as Doc[]).find(v => v.storage)?.name;
+  return `/apis/${crd.spec.group}/${version}/${crd.spec.names.plural}`;
 }
