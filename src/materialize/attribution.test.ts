@@ -1,5 +1,6 @@
-import { attributeChange, attributeChanges } from "./attribution";
+import { attributeChange, attributeChanges, attributeTimelineChanges } from "./attribution";
 import { fieldDiff } from "./field-diff";
+import { parsePath } from "./path";
 
 function version(replicas: number, image: string, managed: unknown[]) {
   return {
@@ -48,6 +49,24 @@ describe("attribution from managedFields", () => {
       ],
     ]);
     expect(changes[0].managers[0]).toMatchObject({ operation: "Update", basis: "exact" });
+  });
+
+  it("gives a timeline each change with its path once, as text that parses back to its segments", () => {
+    const before = version(1, "web:1", [applied]);
+    const after = version(3, "web:2", [applied]);
+    // A key with a dot and a list item whose key value reads as a number: the hard cases to print.
+    before.metadata = { ...before.metadata, labels: { "app.kubernetes.io/name": "a" } } as never;
+    after.metadata = { ...after.metadata, labels: { "app.kubernetes.io/name": "b" } } as never;
+    after.spec.template.spec.containers.push({ name: "7", image: "side:1" });
+    const diff = fieldDiff(before, after);
+    const full = attributeChanges(diff, before, after);
+    const compact = attributeTimelineChanges(diff, before, after);
+    expect(compact.map(c => Object.keys(c))).toEqual(
+      full.map(c => Object.keys(c).filter(k => k !== "segments")),
+    );
+    expect(compact).toEqual(full.map(({ segments: _segments, ...rest }) => rest));
+    expect(compact.map(c => parsePath(c.path))).toEqual(diff.map(c => c.segments));
+    expect(compact.map(c => c.path)).toContain("metadata.labels.app\\.kubernetes\\.io/name");
   });
 
   it("attributes a removed field to the managers that wrote since the earlier version", () => {

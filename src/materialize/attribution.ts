@@ -1,6 +1,7 @@
 import type { FieldChange } from "./field-diff";
 import { ownership, parseFieldsV1, type FieldSetNode, type ManagedFieldsEntry } from "./fields-v1";
 import { compareTimes } from "./order";
+import type { TimelineChange } from "./types";
 
 /** Who wrote a field: a managedFields entry of the later version. */
 export interface Attribution {
@@ -76,6 +77,23 @@ function attribute(
     .filter(p => earlier.get(identity(p.entry)) !== (p.entry.time ?? ""))
     .sort(newestFirst)
     .map(p => toAttribution(p.entry, "wrote-since"));
+}
+
+/** Annotates each change with its attribution, as a timeline carries it (the path once, as text). */
+export function attributeTimelineChanges(
+  changes: FieldChange[],
+  before: unknown,
+  after: unknown,
+): TimelineChange[] {
+  const later = parsed(after);
+  return changes.map(c => {
+    // Keys in the order of a field change's own (path, added, removed, before, after), then managers.
+    const t = { path: c.path, added: c.added, removed: c.removed } as TimelineChange;
+    if (c.before !== undefined) t.before = c.before;
+    if (c.after !== undefined) t.after = c.after;
+    t.managers = attribute(c, before, after, later);
+    return t;
+  });
 }
 
 /** Annotates each change with its attribution (the first owner is the one to show). */

@@ -2,10 +2,10 @@ import type { JournalRecord } from "../event";
 import type { DownWindow, GapWindow, JournalView } from "../journal";
 import { actorOf, type Actor } from "./actor";
 import { answer, coverageOf, type Answer } from "./answer";
-import { attributeChanges } from "./attribution";
+import { attributeTimelineChanges } from "./attribution";
 import { fieldDiff } from "./field-diff";
 import { withoutServerFields } from "./normalize";
-import type { AttributedChange } from "./types";
+import type { TimelineChange } from "./types";
 import { describeGap, objectLabel, warn } from "./warnings";
 import { compareTimes } from "./order";
 
@@ -19,7 +19,7 @@ export interface TimelineEntry {
   synthetic: boolean;
   streamId: string;
   /** Spec/metadata fields that changed from the previous version (server metadata ignored). */
-  changes: AttributedChange[];
+  changes: TimelineChange[];
   /** The manager shown for the entry: the owner of the first change, if any. */
   manager: string | null;
   /** Who made the change: the audit log's user when correlated, else managedFields; null for a gap. */
@@ -194,7 +194,8 @@ function versionEntries(
     const raw = rec.object as Record<string, unknown>;
     const now = withoutServerFields(raw, opts);
     const deleted = rec.watchType === "DELETED";
-    const changes = prev && !deleted ? attributeChanges(fieldDiff(prev, now), prevRaw, raw) : [];
+    const changes =
+      prev && !deleted ? attributeTimelineChanges(fieldDiff(prev, now), prevRaw, raw) : [];
     const first = changes.find(c => c.managers.length > 0)?.managers[0];
     let note: string | null = null;
     if (deleted) note = "deleted";

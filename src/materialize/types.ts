@@ -60,6 +60,12 @@ export interface Snapshot {
 /** A field change with the managers that own it in the later version (newest first). */
 export type AttributedChange = FieldChange & { managers: Attribution[] };
 
+/**
+ * A field change as a timeline carries it: its path once, as text (formatPath prints the segments
+ * losslessly and parsePath reads them back), so a history page is not twice the bytes it needs.
+ */
+export type TimelineChange = Omit<AttributedChange, "segments">;
+
 /** One object that differs between two points. */
 export interface ObjectDiff {
   kind: string;

@@ -64,6 +64,33 @@ const Provenance = z
   })
   .loose();
 
+/** Who owns a changed field in the later version: a managedFields entry, and how it was found. */
+const Manager = z
+  .object({
+    manager: z.string(),
+    operation: z.string(),
+    time: z.string().nullable(),
+    basis: z.string(),
+  })
+  .loose();
+
+/** A field change of a history entry; its path once, as text (materialize's TimelineChange). */
+const HistoryChange = z.strictObject({
+  path: z
+    .string()
+    .describe(
+      "The field, as spec.containers[name=app].image: map keys joined by dots (a dot, bracket " +
+        "or backslash in a key escaped with a backslash), [N] a list index, [key=value] a list " +
+        "item by its key field (a value that would read as a number, boolean or quoted string " +
+        "is JSON-quoted).",
+    ),
+  added: z.boolean(),
+  removed: z.boolean(),
+  before: anyJson.optional().describe("The value before; absent when the field was added."),
+  after: anyJson.optional().describe("The value after; absent when the field was removed."),
+  managers: z.array(Manager).describe("Its owners in the later version, newest first."),
+});
+
 export const objectRoutes = [
   route({
     method: "GET",
@@ -99,7 +126,7 @@ export const objectRoutes = [
             recordType: z.string(),
             synthetic: z.boolean(),
             streamId: z.string(),
-            changes: z.array(anyJson),
+            changes: z.array(HistoryChange),
             manager: z.string().nullable(),
             note: z.string().nullable(),
           }),
@@ -205,16 +232,7 @@ export const objectRoutes = [
           before: anyJson,
           after: anyJson,
           removed: z.boolean().optional(),
-          managers: z.array(
-            z
-              .object({
-                manager: z.string(),
-                operation: z.string(),
-                time: z.string().nullable(),
-                basis: z.string(),
-              })
-              .loose(),
-          ),
+          managers: z.array(Manager),
         }),
       ),
     ),
