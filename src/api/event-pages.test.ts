@@ -48,6 +48,30 @@ describe("PageCache", () => {
     expect(cache.size).toBe(2);
   });
 
+  it("keeps pages asked again through a scan of pages asked once", () => {
+    // 10 bytes a page (9 + a key of 1): the budget holds 8, pages asked again may fill 7 of them.
+    const cache = new PageCache(80);
+    const page = (c: string) => Buffer.from(c.repeat(9));
+    const hot = ["a", "b", "c", "d", "e", "f"];
+    for (const k of hot) cache.set(k, 0, page(k));
+    for (const k of hot) expect(cache.get(k, 0)).toEqual(page(k));
+    // A client paging through 50 pages once: each is kept on probation, and only they leave.
+    for (let i = 0; i < 50; i++) cache.set(String.fromCharCode(0x100 + i), 0, page("s"));
+    for (const k of hot) expect(cache.get(k, 0)).toEqual(page(k));
+    expect(cache.bytes).toBeLessThanOrEqual(80);
+    expect(cache.size).toBe(8);
+    // Past their share, the least recently asked of them goes back to probation, and then out.
+    for (const k of ["g", "h"]) {
+      cache.set(k, 0, page(k));
+      expect(cache.get(k, 0)).toEqual(page(k));
+    }
+    cache.set("i", 0, page("i"));
+    cache.set("j", 0, page("j"));
+    expect(cache.get("a", 0)).toBeUndefined();
+    expect(cache.bytes).toBeLessThanOrEqual(80);
+    for (const k of ["c", "d", "e", "f", "g", "h"]) expect(cache.get(k, 0)).toEqual(page(k));
+  });
+
   it("never answers with a page kept before the journal removed records", () => {
     const cache = new PageCache(1000);
     cache.set("a", 3, Buffer.from("page"));

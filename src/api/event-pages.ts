@@ -11,34 +11,56 @@ interface Kept {
   bytes: number;
 }
 
-/** Pages by their query, up to a budget of bytes; the least recently used leave first. */
+/**
+ * Share of the budget that pages asked more than once may fill. The rest always has room for pages
+ * asked once, and they leave first: a client paging through the journal once (an export, a scan)
+ * evicts other such pages, never the pages that are asked again and again.
+ */
+const PROTECTED_SHARE = 7 / 8;
+
+/**
+ * Pages by their query, up to a budget of bytes: a segmented LRU. A new page is kept on probation;
+ * asked again, it moves to the protected segment. Past the budget, probation's least recently used
+ * leave first; protected pages past their share go back to probation.
+ */
 export class PageCache {
-  private readonly pages = new Map<string, Kept>();
+  private readonly probation = new Map<string, Kept>();
+  private readonly protected = new Map<string, Kept>();
   private used = 0;
+  private protectedBytes = 0;
+  private readonly protectedMax: number;
   hits = 0;
   misses = 0;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {
+    this.protectedMax = maxBytes * PROTECTED_SHARE;
+  }
 
   get bytes(): number {
     return this.used;
   }
 
   get size(): number {
-    return this.pages.size;
+    return this.probation.size + this.protected.size;
   }
 
   /** The page's JSON when it was kept at this removal count. */
   get(key: string, removals: number): Buffer | undefined {
-    const kept = this.pages.get(key);
+    const kept = this.protected.get(key) ?? this.probation.get(key);
     if (kept) this.drop(key, kept);
     if (!kept || kept.removals !== removals) {
       this.misses++;
       return undefined;
     }
     // Re-inserted: a Map iterates in insertion order, so the oldest entry is the least recently used.
-    this.pages.set(key, kept);
+    this.protected.set(key, kept);
+    this.protectedBytes += kept.bytes;
     this.used += kept.bytes;
+    for (const [k, v] of this.protected) {
+      if (this.protectedBytes <= this.protectedMax) break;
+      this.drop(k, v);
+      this.keep(this.probation, k, v);
+    }
     this.hits++;
     return kept.json;
   }
@@ -46,18 +68,25 @@ export class PageCache {
   set(key: string, removals: number, json: Buffer): void {
     const bytes = json.length + key.length;
     if (bytes > this.maxBytes) return;
-    const old = this.pages.get(key);
+    const old = this.protected.get(key) ?? this.probation.get(key);
     if (old) this.drop(key, old);
-    this.pages.set(key, { removals, json, bytes });
-    this.used += bytes;
-    for (const [k, v] of this.pages) {
-      if (this.used <= this.maxBytes) break;
-      this.drop(k, v);
+    this.keep(this.probation, key, { removals, json, bytes });
+    for (const segment of [this.probation, this.protected]) {
+      for (const [k, v] of segment) {
+        if (this.used <= this.maxBytes) return;
+        this.drop(k, v);
+      }
     }
   }
 
+  private keep(segment: Map<string, Kept>, key: string, kept: Kept): void {
+    segment.set(key, kept);
+    this.used += kept.bytes;
+  }
+
   private drop(key: string, kept: Kept): void {
-    this.pages.delete(key);
+    if (this.protected.delete(key)) this.protectedBytes -= kept.bytes;
+    else this.probation.delete(key);
     this.used -= kept.bytes;
   }
 }
@@ -70,6 +99,21 @@ export interface EventsRequest {
 }
 
 const DATA = Buffer.from('{"data":');
+
+/** The end of an answer after its page, made once per envelope (kept until the journal changes). */
+const tails = new WeakMap<EventsEnvelope, Buffer>();
+
+function tailOf(env: EventsEnvelope): Buffer {
+  let tail = tails.get(env);
+  if (!tail) {
+    // The shape answer() gives: data, coverage, warnings.
+    tail = Buffer.from(
+      `,"coverage":${JSON.stringify(env.coverage)},"warnings":${JSON.stringify(env.warnings)}}`,
+    );
+    tails.set(env, tail);
+  }
+  return tail;
+}
 
 /**
  * An events answer: its coverage from the main thread's view (kept until the journal changes), its
@@ -89,7 +133,5 @@ export async function eventsAnswer(
     page = Buffer.from(read.json.buffer, read.json.byteOffset, read.json.byteLength);
     if (read.full) cache?.set(key, read.removals, page);
   }
-  // The shape answer() gives: data, coverage, warnings.
-  const rest = `,"coverage":${JSON.stringify(env.coverage)},"warnings":${JSON.stringify(env.warnings)}}`;
-  return new JsonText([DATA, page, Buffer.from(rest)]);
+  return new JsonText([DATA, page, tailOf(env)]);
 }

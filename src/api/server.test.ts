@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import {
   call,
   scriptedJournalFile,
@@ -9,16 +10,47 @@ import type { ApiServer } from "./server";
 import { API_METRIC_NAMES } from "./metrics";
 import { ROUTES } from "./routes";
 import { ApiError } from "./errors";
+import { route } from "./route";
 import type { Authorizer } from "./authorizer";
 
 let journal: ReturnType<typeof scriptedJournalFile>;
 let server: ApiServer;
 
+/** How the test stream below ended: stopped by the client going away, or not (yet). */
+const drip = { chunks: 0, aborted: false, ended: false };
+/** A stream that sends a line every 20 ms until its client leaves (the signal is asked for late). */
+const dripRoute = route({
+  method: "GET",
+  path: "/test/drip",
+  summary: "test stream",
+  tag: "test",
+  action: null,
+  response: { contentType: "text/plain", description: "lines" },
+  handle: ctx => ({
+    contentType: "text/plain",
+    stream: (async function* () {
+      try {
+        while (!ctx.signal.aborted && drip.chunks < 500) {
+          drip.chunks++;
+          yield "x\n";
+          await new Promise(r => setTimeout(r, 20));
+        }
+        drip.aborted = ctx.signal.aborted;
+      } finally {
+        drip.ended = true;
+      }
+    })(),
+  }),
+});
+
 // Its worker threads compile the TypeScript worker with tsx first, which is slow on a loaded machine.
 beforeAll(async () => {
   journal = scriptedJournalFile();
   server = await startApiServer(
-    testServerOptions(journal.path, { corsOrigins: ["https://ui.example"] }),
+    testServerOptions(journal.path, {
+      corsOrigins: ["https://ui.example"],
+      routes: [...ROUTES, dripRoute],
+    }),
   );
 }, 60_000);
 afterAll(async () => {
@@ -280,6 +312,19 @@ describe("the server", () => {
     expect(text).toMatch(
       /krply_api_requests_total\{route="\/v1\/health",method="GET",status="200"\}/,
     );
+  });
+
+  it("stops a stream when its client goes away", async () => {
+    const req = request(`${server.url}/test/drip`);
+    await new Promise<void>((resolve, reject) => {
+      req.on("response", res => res.once("data", () => resolve()));
+      req.on("error", reject);
+      req.end();
+    });
+    req.destroy();
+    for (let i = 0; i < 100 && !drip.ended; i++) await new Promise(r => setTimeout(r, 20));
+    expect(drip).toMatchObject({ ended: true, aborted: true });
+    expect(drip.chunks).toBeLessThan(100);
   });
 
   it("sends CORS headers only to allowed origins", async () => {

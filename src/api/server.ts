@@ -106,13 +106,16 @@ async function readBody(req: IncomingMessage, max: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** The schema of a part a route does not declare: made once, as zod compiles each schema on first use. */
+const NOTHING = z.strictObject({});
+
 function parsePart(
   where: "path" | "query" | "body",
   schema: z.ZodType | undefined,
   input: unknown,
   errors: FieldError[],
 ): unknown {
-  const s = schema ?? z.strictObject({});
+  const s = schema ?? NOTHING;
   const r = s.safeParse(input);
   if (r.success) return r.data;
   errors.push(...fieldErrors(where, r.error));
@@ -128,6 +131,28 @@ function authFailure(err: unknown): ApiError {
   if (code && typeof e.message === "string")
     return new ApiError(code, e.message, [], { cause: err });
   return new ApiError("unavailable", "cannot check authorization right now", [], { cause: err });
+}
+
+/**
+ * A request's AbortSignal, made when something asks for it (a stream): most requests never do, and
+ * each AbortController costs an EventTarget on the event loop's busiest path.
+ */
+class LazyAbort {
+  private controller: AbortController | null = null;
+  private gone = false;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.gone) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.gone = true;
+    this.controller?.abort();
+  }
 }
 
 /** Starts the query sidecar's HTTP server. */
@@ -292,11 +317,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     sendJson(res, err.status, err.body());
   }
 
-  async function send(res: ServerResponse, reply: Reply, signal: AbortSignal) {
+  async function send(res: ServerResponse, reply: Reply, abort: LazyAbort) {
     if ("json" in reply) {
       sendJson(res, reply.status ?? 200, reply.json, reply.headers);
       return;
     }
+    const signal = abort.signal;
     res.writeHead(reply.status ?? 200, {
       ...reply.headers,
       "content-type": reply.contentType,
@@ -325,7 +351,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   async function handle(
     req: IncomingMessage,
     res: ServerResponse,
-    signal: AbortSignal,
+    abort: LazyAbort,
   ): Promise<string> {
     const allowed = applyCors(req, res);
     let url: URL;
@@ -386,15 +412,26 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         body = parsePart("body", route.body, json, errors);
     }
     if (errors.length > 0) throw invalidInput(errors);
-    const reply = await route.handle({ params, query, body, principal, queries, req, signal, app });
-    await send(res, reply, signal);
+    const reply = await route.handle({
+      params,
+      query,
+      body,
+      principal,
+      queries,
+      req,
+      get signal() {
+        return abort.signal;
+      },
+      app,
+    });
+    await send(res, reply, abort);
     return route.path;
   }
 
   const server: Server = createServer((req, res) => {
     inFlight++;
     const started = process.hrtime.bigint();
-    const abort = new AbortController();
+    const abort = new LazyAbort();
     res.on("close", () => {
       if (!res.writableFinished) abort.abort();
     });
@@ -411,7 +448,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     res.on("close", () => {
       inFlight--;
     });
-    handle(req, res, abort.signal)
+    handle(req, res, abort)
       .then(label => {
         routeLabel = label;
       })
