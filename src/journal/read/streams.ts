@@ -7,7 +7,28 @@ const GAP = TYPE_CODES.indexOf("gap");
 /** Lists streams with their durable position, baseline and gap state. */
 export function listStreams(store: Store): StreamInfo[] {
   store.registry.reloadStreams();
-  const rows = store.sql
+  let rows = select(store);
+  // A writer may commit a new stream between the reload and the select (two statements, two read
+  // snapshots); its row then has no registry entry yet. Streams are only ever added, so one more
+  // reload after the select covers every row it returned.
+  if (rows.some(r => !store.registry.streams.has(r.id))) {
+    store.registry.reloadStreams();
+    rows = rows.filter(r => store.registry.streams.has(r.id));
+  }
+  return rows.map(r => ({
+    streamId: r.stream_id,
+    key: store.registry.streams.get(r.id)!.key!,
+    lastResourceVersion: r.last_rv,
+    lastObservedAt: r.last_observed_at,
+    baselinePresent: r.last_baseline_seq !== null,
+    openGaps: r.open_gaps,
+    // An unresolved gap degrades an otherwise active stream; explicit states win.
+    state: r.state === "active" && r.open_gaps > 0 ? "degraded" : r.state,
+  }));
+}
+
+function select(store: Store) {
+  return store.sql
     .prep(
       `SELECT s.id, s.stream_id, s.last_rv, s.last_observed_at, s.last_baseline_seq, s.state,
          (SELECT count(*) FROM records r WHERE r.object IS NULL AND r.type=? AND r.stream=s.id
@@ -23,14 +44,4 @@ export function listStreams(store: Store): StreamInfo[] {
     state: StreamState;
     open_gaps: number;
   }[];
-  return rows.map(r => ({
-    streamId: r.stream_id,
-    key: store.registry.streams.get(r.id)!.key!,
-    lastResourceVersion: r.last_rv,
-    lastObservedAt: r.last_observed_at,
-    baselinePresent: r.last_baseline_seq !== null,
-    openGaps: r.open_gaps,
-    // An unresolved gap degrades an otherwise active stream; explicit states win.
-    state: r.state === "active" && r.open_gaps > 0 ? "degraded" : r.state,
-  }));
 }
