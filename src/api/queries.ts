@@ -481,7 +481,7 @@ export const QUERIES = {
             path: c.path,
             before: c.before,
             after: c.after,
-            removed: c.removed,
+            removed: c.removed === true,
             managers: c.managers,
           })),
       );

@@ -61,10 +61,19 @@ describe("attribution from managedFields", () => {
     const diff = fieldDiff(before, after);
     const full = attributeChanges(diff, before, after);
     const compact = attributeTimelineChanges(diff, before, after);
-    expect(compact.map(c => Object.keys(c))).toEqual(
-      full.map(c => Object.keys(c).filter(k => k !== "segments")),
+    // The same change less the segments, and less added / removed where they are false.
+    const expected = full.map(c =>
+      Object.fromEntries(
+        Object.entries(c).filter(
+          ([k, v]) => k !== "segments" && !((k === "added" || k === "removed") && v === false),
+        ),
+      ),
     );
-    expect(compact).toEqual(full.map(({ segments: _segments, ...rest }) => rest));
+    expect(compact.map(c => Object.keys(c))).toEqual(expected.map(c => Object.keys(c)));
+    expect(compact).toEqual(expected);
+    expect(compact.filter(c => c.added).map(c => c.path)).toEqual([
+      'spec.template.spec.containers[name="7"]',
+    ]);
     expect(compact.map(c => parsePath(c.path))).toEqual(diff.map(c => c.segments));
     expect(compact.map(c => c.path)).toContain("metadata.labels.app\\.kubernetes\\.io/name");
   });

@@ -79,7 +79,7 @@ function attribute(
     .map(p => toAttribution(p.entry, "wrote-since"));
 }
 
-/** Annotates each change with its attribution, as a timeline carries it (the path once, as text). */
+/** Annotates each change with its attribution, as a timeline carries it (see TimelineChange). */
 export function attributeTimelineChanges(
   changes: FieldChange[],
   before: unknown,
@@ -88,7 +88,9 @@ export function attributeTimelineChanges(
   const later = parsed(after);
   return changes.map(c => {
     // Keys in the order of a field change's own (path, added, removed, before, after), then managers.
-    const t = { path: c.path, added: c.added, removed: c.removed } as TimelineChange;
+    const t = { path: c.path } as TimelineChange;
+    if (c.added) t.added = true;
+    if (c.removed) t.removed = true;
     if (c.before !== undefined) t.before = c.before;
     if (c.after !== undefined) t.after = c.after;
     t.managers = attribute(c, before, after, later);

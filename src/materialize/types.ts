@@ -61,10 +61,15 @@ export interface Snapshot {
 export type AttributedChange = FieldChange & { managers: Attribution[] };
 
 /**
- * A field change as a timeline carries it: its path once, as text (formatPath prints the segments
- * losslessly and parsePath reads them back), so a history page is not twice the bytes it needs.
+ * A field change as a timeline carries it, in as few bytes as say it all (a history page is mostly
+ * these): its path once, as text (formatPath prints the segments losslessly and parsePath reads
+ * them back), and `added` / `removed` only when true (an added field has no `before`, a removed one
+ * no `after`).
  */
-export type TimelineChange = Omit<AttributedChange, "segments">;
+export type TimelineChange = Omit<AttributedChange, "segments" | "added" | "removed"> & {
+  added?: true;
+  removed?: true;
+};
 
 /** One object that differs between two points. */
 export interface ObjectDiff {

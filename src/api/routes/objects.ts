@@ -74,7 +74,7 @@ const Manager = z
   })
   .loose();
 
-/** A field change of a history entry; its path once, as text (materialize's TimelineChange). */
+/** A field change of a history entry, in materialize's TimelineChange's few bytes. */
 const HistoryChange = z.strictObject({
   path: z
     .string()
@@ -84,8 +84,8 @@ const HistoryChange = z.strictObject({
         "item by its key field (a value that would read as a number, boolean or quoted string " +
         "is JSON-quoted).",
     ),
-  added: z.boolean(),
-  removed: z.boolean(),
+  added: z.literal(true).optional().describe("Present (true) when the field is new: no before."),
+  removed: z.literal(true).optional().describe("Present (true) when the field is gone: no after."),
   before: anyJson.optional().describe("The value before; absent when the field was added."),
   after: anyJson.optional().describe("The value after; absent when the field was removed."),
   managers: z.array(Manager).describe("Its owners in the later version, newest first."),
