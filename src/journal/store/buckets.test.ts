@@ -291,3 +291,40 @@ describe("object index migrations", () => {
     );
   });
 });
+
+describe("bucket times of a batch that crosses a bucket boundary", () => {
+  const tmp = tempJournalPath();
+
+  it("records the earliest observation of each bucket the batch writes into", () => {
+    const j = openJournal(tmp.path, {});
+    const cm = (name: string, n: number, t: number) =>
+      eventRecord({
+        stream: configmaps,
+        watchType: "ADDED",
+        object: configMap(name, "edge", `u-${name}`, n, { v: String(n) }),
+        observedAt: at(t),
+      });
+    // Fill the first bucket up to three seqs short of its end, observed at time 100.
+    const filler: JournalRecord[] = [];
+    for (let i = 0; i < BUCKET - 3; i++) filler.push(cm(`f-${i}`, i + 1, 100));
+    j.append({ records: filler, checkpoints: cp(filler) });
+    // One batch: two rows close the first bucket, three open the second, observed at 200..204.
+    const batch = [0, 1, 2, 3, 4].map(i => cm(`b-${i}`, BUCKET + i, 200 + i));
+    const r = j.append({ records: batch, checkpoints: cp(batch) });
+    j.close();
+    expect(r.firstSeq! >> OBJECT_BUCKET_SHIFT).toBe(0);
+    expect(r.lastSeq! >> OBJECT_BUCKET_SHIFT).toBe(1);
+    const db = new Database(tmp.path, { readonly: true });
+    try {
+      const times = db.prepare("SELECT k, min_observed FROM bucket_times ORDER BY k").all();
+      const firstInSecond = batch[(BUCKET - r.firstSeq!) as number];
+      expect(times).toEqual([
+        { k: 0, min_observed: Date.parse(at(100)) },
+        { k: 1, min_observed: Date.parse(firstInSecond.observedAt) },
+      ]);
+      expect(firstInSecond.observedAt).toBe(at(202));
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -44,6 +44,9 @@ export class Versions {
         `SELECT seq, flags, body, base, rv FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND seq<=? AND body IS NOT NULL ORDER BY seq DESC LIMIT 1`,
       ),
       bodyAt: db.prepare("SELECT seq, flags, body, base, rv FROM records WHERE seq=?"),
+      // The writer's cache misses: an array, not a row object (better-sqlite3 sets each named
+      // column of an object through its C++ API).
+      keyframeBody: db.prepare("SELECT flags, body FROM records WHERE seq=?").raw(),
       patchesSince: db.prepare(
         `${BUCKETS_CTE} SELECT count(*) AS n FROM b CROSS JOIN records r ON r.${OBJECT_BUCKET}=b.k AND r.object=? AND r.seq>?`,
       ),
@@ -71,7 +74,7 @@ export class Versions {
    */
   currentBase(objectId: number, known?: KeyframePosition): BaseVersion | null {
     if (known) {
-      const text = this.keyframeJsonAt(objectId, known.seq);
+      const text = this.writerKeyframeJson(objectId, known.seq);
       // A literal, not {...known, object}: V8 reads fields of spread-and-extend objects slowly.
       return {
         object: JSON.parse(text),
@@ -84,10 +87,10 @@ export class Versions {
     if (!row?.body) return null;
     let kfSeq = row.seq;
     let text: string;
-    if ((row.flags & ENC_MASK) === ENC_KEYFRAME) text = this.keyframeJson(row);
+    if ((row.flags & ENC_MASK) === ENC_KEYFRAME) text = keyframeText(row.flags, row.body);
     else if (row.flags & ENC_STAR && row.base !== null) {
       kfSeq = row.base;
-      text = this.keyframeJsonAt(objectId, kfSeq);
+      text = this.writerKeyframeJson(objectId, kfSeq);
     } else return null;
     const range = this.buckets.range(kfSeq + 1, Number.MAX_SAFE_INTEGER);
     const n = range
@@ -147,6 +150,17 @@ export class Versions {
     if (!kf?.body || (kf.flags & ENC_MASK) !== ENC_KEYFRAME)
       throw new Error(`object ${objectId}: keyframe ${seq} is missing`);
     return this.keyframeJson(kf);
+  }
+
+  /**
+   * A keyframe's JSON text for the writer's cache, past keyframeTexts: the writer parses it into its
+   * own cache, and by the time the object misses again that text would long have left the LRU.
+   */
+  private writerKeyframeJson(objectId: number, seq: number): string {
+    const kf = this.stmt.keyframeBody.get(seq) as [number, Buffer | null] | undefined;
+    if (!kf?.[1] || (kf[0] & ENC_MASK) !== ENC_KEYFRAME)
+      throw new Error(`object ${objectId}: keyframe ${seq} is missing`);
+    return keyframeText(kf[0], kf[1]);
   }
 
   /** Keyframe JSON of a keyframe row; keyframes never change once written, so their text is cached. */

@@ -96,10 +96,16 @@ export function appendInTxn(
   let seq = w.nextSeq;
   let duplicates = 0;
   let firstSeq: number | null = null;
-  // RVs of the records this batch stores, by stream row, for checking its checkpoints.
-  const batchRvs = new Map<number, Set<string>>();
-  // Earliest observation per index bucket among this batch's object rows (usually one bucket).
-  const bucketMins = new Map<number, number>();
+  // Stream row and rv of each stored record that has an rv, for checking the batch's checkpoints:
+  // two arrays searched from the end (a checkpoint names its stream's last record), not a set per
+  // stream that hashed every record's rv for the one or two look-ups a batch makes.
+  const rvStreams: number[] = [];
+  const rvs: string[] = [];
+  // Earliest observation per index bucket among this batch's object rows (usually one bucket):
+  // seqs only grow, so one bucket is open at a time.
+  const bucketMins: [number, number][] = [];
+  let bucket = -1;
+  let bucketMin = 0;
   for (const rec of batch.streams ?? []) {
     w.store.registry.ensureStream(streamIdOf(rec), rec.clusterId);
   }
@@ -171,14 +177,16 @@ export function appendInTxn(
     if (objectId !== null) {
       w.ids.add(packedId, seq);
       const k = seq >> OBJECT_BUCKET_SHIFT;
-      const m = bucketMins.get(k);
-      if (m === undefined || ms < m) bucketMins.set(k, ms);
+      if (k !== bucket) {
+        if (bucket >= 0) bucketMins.push([bucket, bucketMin]);
+        bucket = k;
+        bucketMin = ms;
+      } else if (ms < bucketMin) bucketMin = ms;
     }
     if (firstSeq === null) firstSeq = seq;
     if (rv !== null) {
-      const rvs = batchRvs.get(stream.id);
-      if (rvs) rvs.add(rv);
-      else batchRvs.set(stream.id, new Set([rv]));
+      rvStreams.push(stream.id);
+      rvs.push(rv);
     }
     if (objectId !== null && enc) {
       // A keyframe becomes the base of the versions after it; a patch only advances the count.
@@ -197,7 +205,8 @@ export function appendInTxn(
     const stream = w.store.registry.streamsById.get(cp.streamId);
     if (!stream) throw new JournalError(`checkpoint for unknown stream ${cp.streamId}`, "INVALID");
     // A checkpoint may only name a position that a durable record (now or earlier) holds.
-    if (!rvIsDurable(st, stream.id, cp.resourceVersion, batchRvs, w.nextSeq)) {
+    const inBatch = storedInBatch(rvStreams, rvs, stream.id, cp.resourceVersion);
+    if (!inBatch && !rvIsDurable(st, stream.id, cp.resourceVersion, w.nextSeq)) {
       throw new JournalError(
         `checkpoint ${cp.streamId}@${cp.resourceVersion} points past every durable record of that stream`,
         "INVALID",
@@ -205,8 +214,9 @@ export function appendInTxn(
     }
     st.advance.run(cp.resourceVersion, cp.observedAt, stream.id);
     // A checkpoint on a record of this batch lies at or after its first seq; any other keeps its bound.
-    if (batchRvs.get(stream.id)?.has(cp.resourceVersion)) resumes.push([stream.id, w.nextSeq]);
+    if (inBatch) resumes.push([stream.id, w.nextSeq]);
   }
+  if (bucket >= 0) bucketMins.push([bucket, bucketMin]);
   for (const [k, m] of bucketMins) st.bucketTime.run(k, m);
   if (seq !== w.nextSeq) st.lastSeq.run(String(seq - 1));
   const appended = seq - w.nextSeq;
@@ -230,15 +240,25 @@ function baseFromDisk(w: WriterState, objectId: number): CachedVersion | null {
 // How far back a checkpoint may name an object RV that is neither in its batch nor a control row.
 const RECENT_ROWS = 100_000;
 
-/** Whether a durable record of the stream carries rv: this batch, a control row, the current checkpoint, or recent rows. */
+/** Whether a record this batch stored carries the stream row and rv (newest first). */
+function storedInBatch(
+  rvStreams: readonly number[],
+  rvs: readonly string[],
+  streamRow: number,
+  rv: string,
+): boolean {
+  for (let i = rvs.length - 1; i >= 0; i--)
+    if (rvStreams[i] === streamRow && rvs[i] === rv) return true;
+  return false;
+}
+
+/** Whether an earlier durable record of the stream carries rv: a control row, the current checkpoint, or recent rows. */
 function rvIsDurable(
   st: WriterStatements,
   streamRow: number,
   rv: string,
-  batchRvs: Map<number, Set<string>>,
   nextSeq: number,
 ): boolean {
-  if (batchRvs.get(streamRow)?.has(rv)) return true;
   if (st.controlRv.get(streamRow, rv)) return true;
   const cur = st.lastRv.get(streamRow) as { last_rv: string | null } | undefined;
   if (cur?.last_rv === rv) return true;
