@@ -19,6 +19,8 @@ interface Histogram {
 }
 interface CannonResult {
   requests: { average: number; total: number };
+  /** Bytes read, headers included. */
+  throughput: { total: number };
   latency: Histogram;
   non2xx: number;
   errors: number;
@@ -194,6 +196,9 @@ async function load(
     // The sidecar's CPU per answered request (snapshots included): what the load costs, whatever
     // else the machine runs. With 50 requests always open, latency is at least 50 x this / cores.
     cpuMsPerReq: r.requests.total > 0 ? Math.round((cpu / r.requests.total) * 10) / 10 : null,
+    // What each answer costs the sockets and autocannon, which share the cores with the sidecar.
+    kbPerAnswer:
+      r.requests.total > 0 ? Math.round(r.throughput.total / r.requests.total / 1024) : null,
     snapshots: snapshots ? snaps.length : undefined,
     snapshotMedianMs: snapshots && snaps.length ? median(snaps.map(s => s.ms)) : undefined,
     snapshotStatuses: snapshots ? [...new Set(snaps.map(s => s.status))].join(",") : undefined,
@@ -321,7 +326,8 @@ export async function main(args: string[]): Promise<void> {
       console.log(
         `${r.run}: ${met}: ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (target < 50), ${cache}` +
           `peak RSS ${r.peakRssMiB} MiB (target < 256; ${r.peakAnonRssMiB} MiB anonymous, the rest mapped files), ` +
-          `p50 is ${(r.p50Ms / base).toFixed(1)}x the in-process median; ${r.cpuMsPerReq} ms CPU per request, ` +
+          `p50 is ${(r.p50Ms / base).toFixed(1)}x the in-process median; ${r.kbPerAnswer} KiB per answer; ` +
+          `${r.cpuMsPerReq} ms CPU per request, ` +
           `so p50 >= ${floor} ms with 50 open requests on ${cores} cores (${loadavg()[0].toFixed(1)} load)` +
           (r.askedAgain === undefined ? "" : `; pages asked again: ${r.askedAgain}`),
       );
