@@ -264,7 +264,7 @@ const fields = {
         "is replaced) and the caller gets a 503.",
     ),
   KRPLY_API_ANSWER_CACHE_MIB: wholeNumber(0, 4096)
-    .prefault("48")
+    .prefault("32")
     .describe(
       "MiB of history answers the sidecar keeps for pages asked again, each dropped as soon as its " +
         "object gains a record or its streams' coverage changes; 0 turns the cache off.",
