@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { OpTuple } from "./delta";
-import { linesToTuples, tuplesToLines } from "./patch-text";
+import { jsonOf, linesToTuples, tuplesToLines } from "./patch-text";
 
 const path = fc.string({ maxLength: 12, unit: "binary" });
 const tuple: fc.Arbitrary<OpTuple> = fc.oneof(
@@ -35,5 +35,43 @@ describe("patch line form", () => {
     expect(tuplesToLines(t)!.length).toBeLessThan(JSON.stringify(t).length - 10);
     expect(() => linesToTuples("0/spec/replicas")).toThrow(/corrupt patch line/);
     expect(() => linesToTuples("9/x\u00011")).toThrow(/corrupt patch line/);
+  });
+
+  it("spells every value as JSON.stringify does", () => {
+    const samples: unknown[] = [
+      "",
+      "plain",
+      'a "quoted" \\ path',
+      "tab\tand\nnewline\u0000\u001f\u007f",
+      "\u2028\u2029 é 日本",
+      "pair \ud83d\ude00 and lone \ud800 \udfff",
+      0,
+      -0,
+      1.5,
+      -1e-7,
+      1e21,
+      Number.MAX_SAFE_INTEGER,
+      NaN,
+      Infinity,
+      -Infinity,
+      true,
+      false,
+      null,
+      undefined,
+      { a: [1, "x"] },
+    ];
+    for (const v of samples) expect(jsonOf(v)).toBe(JSON.stringify(v));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary" }),
+          fc.string({ unit: "grapheme" }),
+          fc.double(),
+          fc.jsonValue(),
+        ),
+        v => expect(jsonOf(v)).toBe(JSON.stringify(v)),
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
