@@ -422,6 +422,17 @@ export interface JournalView {
   positionAt(identity: ObjectIdentity, atMs: number): ObjectPosition | null;
   /** Positions of every object (matching the filter) at a time; objects never seen by then are left out. */
   positionsAt(clusterId: string, atMs: number, filter?: PositionFilter): ObjectPosition[];
+  /**
+   * positionsAt over at most `limit` of a cluster's objects, in id order after `afterId` (0 to
+   * start); `next` is the afterId of the following page, null after the last. A walk over every
+   * object in pages holds one page of positions at a time.
+   */
+  positionsPage(
+    clusterId: string,
+    atMs: number,
+    page: { afterId: number; limit: number },
+    filter?: PositionFilter,
+  ): { positions: ObjectPosition[]; next: number | null };
   /** The full record at a position, object included. */
   record(pos: ObjectPosition): JournalRecord;
   /** Records at many positions, in the order given, reading their keyframes in file order. */

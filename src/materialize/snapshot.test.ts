@@ -70,6 +70,35 @@ describe("snapshot", () => {
     ]);
   });
 
+  it("without objects says what the full snapshot says, read a page of objects at a time", () => {
+    const same = (t: string) => {
+      const full = snapshot(h.j, "c1", at(t === "during" ? 65 : 75), t);
+      const lean = snapshot(h.j, "c1", at(t === "during" ? 65 : 75), t, { withoutObjects: true });
+      expect(full.data.objects.length).toBeGreaterThan(0);
+      expect(lean).toEqual({ ...full, data: { ...full.data, objects: [] } });
+    };
+    for (const when of [5, 15, 55]) {
+      const full = snapshot(h.j, "c1", at(when), "x");
+      const lean = snapshot(h.j, "c1", at(when), "x", { withoutObjects: true });
+      expect(lean).toEqual({ ...full, data: { ...full.data, objects: [] } });
+    }
+    h.loseWatch();
+    same("during");
+    h.relistConfigMaps();
+    same("after");
+    // Pages of one object walk every object once, in id order, and end with next: null.
+    const all = h.j.positionsAt("c1", Date.parse(at(75)));
+    const paged = [];
+    for (let afterId: number | null = 0; afterId !== null; ) {
+      const page = h.j.positionsPage("c1", Date.parse(at(75)), { afterId, limit: 1 });
+      paged.push(...page.positions);
+      afterId = page.next;
+    }
+    const ids = (ps: typeof all) => ps.map(p => p.identity.id);
+    expect(ids(paged)).toEqual(ids(all).sort((a, b) => a - b));
+    expect(paged.length).toBeGreaterThan(2);
+  });
+
   it("keeps only the newest snapshots when asked which expired", () => {
     for (const n of [1, 2, 3])
       recordSnapshot(h.j, snapshot(h.j, "c1", at(55), `s${n}`).data, new Date(at(100 + n)));

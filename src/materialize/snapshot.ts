@@ -29,9 +29,51 @@ export function snapshot(
   const atMs = parseTime(at, "snapshot time");
   const streams = streamsFor(view, clusterId);
   const streamIds = new Set(streams.map(s => s.streamId));
+  if (opts.withoutObjects) {
+    const { count, newest } = view.consistentRead(() =>
+      foldPositions(view, clusterId, atMs, streamIds),
+    );
+    const cov = coverageAt(view, streams, atMs, newest);
+    return assemble(view, clusterId, atMs, at, name, streams, newest, cov, opts, count);
+  }
   const all = view.positionsAt(clusterId, atMs, { streamIds });
   const cov = coverageAt(view, streams, atMs, all);
   return assemble(view, clusterId, atMs, at, name, streams, all, cov, opts);
+}
+
+/** Objects whose positions a snapshot without objects holds at once. */
+const POSITION_PAGE = 512;
+
+/**
+ * What a snapshot without objects needs of every object's position, read a page of objects at a
+ * time: how many exist, and each stream's newest position with an RV (its watermark, as
+ * streamPositionAt picks it). Holding every position of a large cluster at once (each with its
+ * row) was tens of MiB of heap on the sidecar's background thread.
+ */
+function foldPositions(
+  view: JournalView,
+  clusterId: string,
+  atMs: number,
+  streamIds: ReadonlySet<string>,
+): { count: number; newest: ObjectPosition[] } {
+  const newest = new Map<string, ObjectPosition>();
+  let count = 0;
+  for (let afterId: number | null = 0; afterId !== null; ) {
+    const page = view.positionsPage(
+      clusterId,
+      atMs,
+      { afterId, limit: POSITION_PAGE },
+      { streamIds },
+    );
+    for (const p of page.positions) {
+      if (p.exists) count++;
+      if (p.resourceVersion === null) continue;
+      const best = newest.get(p.streamId);
+      if (!best || p.seq > best.seq) newest.set(p.streamId, p);
+    }
+    afterId = page.next;
+  }
+  return { count, newest: [...newest.values()] };
 }
 
 /** Gives the event loop a turn: what a sliced computation waits on between slices. */
@@ -98,6 +140,8 @@ function assemble(
   all: readonly ObjectPosition[],
   cov: ReturnType<typeof coverageAt>,
   opts: SnapshotOptions,
+  /** Objects that exist, when `all` holds only what coverage needs (foldPositions). */
+  existing?: number,
 ): Answer<Snapshot> {
   const warnings: string[] = [];
   const missing = cov.streams.filter(s => !s.complete).map(s => s.streamId);
@@ -112,7 +156,7 @@ function assemble(
   const watermarks: Record<string, string> = {};
   for (const s of cov.streams) if (s.watermark !== null) watermarks[s.streamId] = s.watermark;
 
-  const positions = all.filter(p => p.exists);
+  const positions = existing === undefined ? all.filter(p => p.exists) : [];
   const wanted = opts.only ? positions.filter(p => opts.only!(p.identity)) : positions;
   const objects = opts.withoutObjects ? [] : view.records(wanted).map(materializedOf);
   const complete = missing.length === 0 && streams.length > 0;
@@ -126,7 +170,7 @@ function assemble(
     streams: cov.streams,
     missing,
     warnings,
-    objectCount: positions.length,
+    objectCount: existing ?? positions.length,
     objects,
   };
   return answer(

@@ -20,6 +20,24 @@ export function identities(store: Store, clusterId: string, namespace?: string):
   return rows;
 }
 
+/** At most limit object identities of a cluster with ids above afterId, in id order. */
+export function identityPage(
+  store: Store,
+  clusterId: string,
+  afterId: number,
+  limit: number,
+  namespace?: string,
+): ObjectIdentity[] {
+  const sql =
+    'SELECT id, kind, grp AS "group", namespace, name FROM objects WHERE cluster_id=? AND id>?' +
+    (namespace !== undefined ? " AND namespace=?" : "") +
+    " ORDER BY id LIMIT ?";
+  const args = namespace !== undefined ? [clusterId, afterId, namespace] : [clusterId, afterId];
+  const rows = store.sql.prep(sql).all(...args, limit) as ObjectIdentity[];
+  for (const r of rows) store.registry.rememberObject({ ...r, clusterId });
+  return rows;
+}
+
 /** Object identities whose name starts with a prefix, any cluster by default. */
 export function findIdentities(
   store: Store,

@@ -33,7 +33,14 @@ import {
 } from "../types";
 import { downWindows } from "./down-windows";
 import { gapsWithWindows, gapWindows } from "./gaps";
-import { findIdentities, identities, kindsOf, kindsOfStream, streamsOfObject } from "./identities";
+import {
+  findIdentities,
+  identities,
+  identityPage,
+  kindsOf,
+  kindsOfStream,
+  streamsOfObject,
+} from "./identities";
 import { objectAt } from "./object-at";
 import { latestAtTime, positionOf, rowOfPosition, type StoredPosition } from "./positions";
 import { queryEvents } from "./events";
@@ -292,9 +299,29 @@ export class SqliteView implements JournalView {
 
   positionsAt(clusterId: string, atMs: number, filter: PositionFilter = {}): ObjectPosition[] {
     this.live();
+    return this.positionsOf(identities(this.store, clusterId, filter.namespace), atMs, filter);
+  }
+
+  positionsPage(
+    clusterId: string,
+    atMs: number,
+    page: { afterId: number; limit: number },
+    filter: PositionFilter = {},
+  ): { positions: ObjectPosition[]; next: number | null } {
+    this.live();
+    const ids = identityPage(this.store, clusterId, page.afterId, page.limit, filter.namespace);
+    const positions = this.positionsOf(ids, atMs, filter);
+    return { positions, next: ids.length < page.limit ? null : ids[ids.length - 1].id };
+  }
+
+  private positionsOf(
+    ids: readonly ObjectIdentity[],
+    atMs: number,
+    filter: PositionFilter,
+  ): ObjectPosition[] {
     return this.store.buckets.withPinnedRange(() => {
       const out: ObjectPosition[] = [];
-      for (const identity of identities(this.store, clusterId, filter.namespace)) {
+      for (const identity of ids) {
         if (filter.kinds && !filter.kinds.has(identity.kind)) continue;
         const pos = this.position(identity, atMs);
         if (!pos) continue;
