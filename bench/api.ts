@@ -120,13 +120,17 @@ async function startSidecar(
 
 const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];
 
-/** The sidecar's answer cache counters so far (krply_api_answer_cache_total by result). */
-async function cacheCounts(url: string): Promise<{ hit: number; stale: number; miss: number }> {
+/**
+ * A cache's counters so far, by result: the history answer cache (krply_api_answer_cache_total) or
+ * the events page cache (krply_api_events_cache_total).
+ */
+async function cacheCounts(
+  url: string,
+  metric: string,
+): Promise<{ hit: number; stale: number; miss: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const n = (r: string) =>
-    Number(
-      new RegExp(`krply_api_answer_cache_total\\{result="${r}"\\} (\\d+)`).exec(text)?.[1] ?? 0,
-    );
+    Number(new RegExp(`${metric}\\{result="${r}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
   return { hit: n("hit"), stale: n("stale"), miss: n("miss") };
 }
 
@@ -283,8 +287,10 @@ export async function main(args: string[]): Promise<void> {
     // been up a while has them: those runs measure pages asked again. The "all objects" runs ask
     // pages the answer cache cannot hold (and push the 200 out of it), so they show every page
     // built afresh.
-    const warmHistory = async () => {
-      for (const p of history) await (await fetch(`${url}${p}`)).arrayBuffer();
+    // Likewise each of the 100 events pages is asked once before each "events" run; the "every
+    // page new" runs ask pages no cache holds.
+    const askOnce = async (paths: readonly string[]) => {
+      for (const p of paths) await (await fetch(`${url}${p}`)).arrayBuffer();
     };
     await load(
       "warm-up",
@@ -305,10 +311,13 @@ export async function main(args: string[]): Promise<void> {
       ] as const) {
         if (only && !name.startsWith(only)) continue;
         const label = snapshots ? `${name} + 1 snapshot/s` : name;
-        if (paths === history) await warmHistory();
-        const c0 = await cacheCounts(url);
+        if (paths === history || paths === eventPaths) await askOnce(paths);
+        const metric = name.startsWith("history")
+          ? "krply_api_answer_cache_total"
+          : "krply_api_events_cache_total";
+        const c0 = await cacheCounts(url, metric);
         const row = await load(label, url, child.pid!, paths, seconds, snapshots, inOrder);
-        const c1 = await cacheCounts(url);
+        const c1 = await cacheCounts(url, metric);
         const hits = c1.hit - c0.hit;
         const asked = hits + c1.stale - c0.stale + c1.miss - c0.miss;
         rows.push({
@@ -322,7 +331,8 @@ export async function main(args: string[]): Promise<void> {
       const base = r.run.startsWith("history") ? baseHistory : baseEvents;
       const floor = r.cpuMsPerReq === null ? "?" : ((50 * r.cpuMsPerReq) / cores).toFixed(0);
       const met = r.p99Ms < 50 && r.peakRssMiB < 256 ? "MET" : "not met";
-      const cache = r.cacheHitRate === null ? "" : `answer cache hit rate ${r.cacheHitRate}, `;
+      const which = r.run.startsWith("history") ? "answer" : "events page";
+      const cache = r.cacheHitRate === null ? "" : `${which} cache hit rate ${r.cacheHitRate}, `;
       console.log(
         `${r.run}: ${met}: ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (target < 50), ${cache}` +
           `peak RSS ${r.peakRssMiB} MiB (target < 256; ${r.peakAnonRssMiB} MiB anonymous, the rest mapped files), ` +

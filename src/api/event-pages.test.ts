@@ -73,11 +73,15 @@ describe("PageCache", () => {
   });
 
   it("never answers with a page kept before the journal removed records", () => {
-    const cache = new PageCache(1000);
+    const seen: string[] = [];
+    const cache = new PageCache(1000, r => seen.push(r));
     cache.set("a", 3, Buffer.from("page"));
+    expect(cache.get("a", 3)).toEqual(Buffer.from("page"));
     expect(cache.get("a", 4)).toBeUndefined();
     expect(cache.get("a", 3)).toBeUndefined();
     expect(cache.size).toBe(0);
+    // What the sidecar counts in krply_api_events_cache_total.
+    expect(seen).toEqual(["hit", "stale", "miss"]);
   });
 });
 

@@ -32,7 +32,11 @@ export class PageCache {
   hits = 0;
   misses = 0;
 
-  constructor(readonly maxBytes: number) {
+  constructor(
+    readonly maxBytes: number,
+    /** Told how each get met the cache: hit, stale (kept before a removal) or miss. */
+    private readonly seen: (result: "hit" | "stale" | "miss") => void = () => undefined,
+  ) {
     this.protectedMax = maxBytes * PROTECTED_SHARE;
   }
 
@@ -50,6 +54,7 @@ export class PageCache {
     if (kept) this.drop(key, kept);
     if (!kept || kept.removals !== removals) {
       this.misses++;
+      this.seen(kept ? "stale" : "miss");
       return undefined;
     }
     // Re-inserted: a Map iterates in insertion order, so the oldest entry is the least recently used.
@@ -62,6 +67,7 @@ export class PageCache {
       this.keep(this.probation, k, v);
     }
     this.hits++;
+    this.seen("hit");
     return kept.json;
   }
 

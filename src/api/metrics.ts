@@ -12,6 +12,7 @@ export interface ApiMetrics {
   replacements: Counter;
   answerCache: Counter<"result">;
   answerCacheBytes: Gauge;
+  eventsCache: Counter<"result">;
   pool: PoolObserver;
 }
 
@@ -25,6 +26,7 @@ export const API_METRIC_NAMES = [
   "krply_api_worker_replacements_total",
   "krply_api_answer_cache_total",
   "krply_api_answer_cache_bytes",
+  "krply_api_events_cache_total",
   "krply_api_process_resident_memory_bytes",
 ] as const;
 
@@ -79,9 +81,16 @@ export function apiMetrics(busy: () => number = () => 0): ApiMetrics {
     help: "Bytes of history answers the answer cache holds",
     registers: [registry],
   });
+  const eventsCache = new Counter({
+    name: "krply_api_events_cache_total",
+    help: "Events pages asked for, by how the page cache met them: hit, stale (records were removed since) or miss",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  });
   return {
     registry,
     answerCache,
+    eventsCache,
     answerCacheBytes,
     requests,
     duration,

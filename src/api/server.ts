@@ -260,7 +260,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       text: await metrics.registry.metrics(),
     }),
     openapi: () => (doc ??= openApiDocument(opts.routes)),
-    eventPages: opts.eventsCacheBytes ? new PageCache(opts.eventsCacheBytes) : null,
+    eventPages: opts.eventsCacheBytes
+      ? new PageCache(opts.eventsCacheBytes, result => metrics.eventsCache.inc({ result }))
+      : null,
   };
   const cors = new Set(opts.corsOrigins);
   const ui = opts.uiDir === null ? null : uiFiles(opts.uiDir ?? DEFAULT_UI_DIR);
