@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { HeapTrimmer } from "./heap-trim";
+import { HeapTrimmer, OPTIMIZE_AFTER_BYTES } from "./heap-trim";
 
 describe("HeapTrimmer", () => {
   it("collects once per threshold of bytes read, counting the client's running total", () => {
@@ -14,6 +14,21 @@ describe("HeapTrimmer", () => {
     expect(runs).toBe(1);
     t.listed(220);
     expect(runs).toBe(2);
+  });
+
+  it("says once that the cluster is big, when the bytes listed reach OPTIMIZE_AFTER_BYTES", () => {
+    let big = 0;
+    const t = new HeapTrimmer(
+      OPTIMIZE_AFTER_BYTES * 4,
+      () => undefined,
+      () => big++,
+    );
+    t.listed(OPTIMIZE_AFTER_BYTES - 1);
+    expect(big).toBe(0);
+    t.listed(OPTIMIZE_AFTER_BYTES);
+    expect(big).toBe(1);
+    t.listed(OPTIMIZE_AFTER_BYTES * 3);
+    expect(big).toBe(1);
   });
 
   it("gets V8's full collection at run time, without --expose-gc on the command line", () => {

@@ -69,10 +69,16 @@ export class HeapTrimmer {
   /** Full collections run so far. */
   runs = 0;
 
-  /** `gc` defaults to V8's, looked up at the first collection: a small cluster never changes a flag. */
+  private big = false;
+
+  /**
+   * `gc` defaults to V8's, looked up at the first collection: a small cluster never changes a flag.
+   * `onBigCluster` runs once, when the listed bytes reach OPTIMIZE_AFTER_BYTES.
+   */
   constructor(
     private readonly everyBytes = TRIM_EVERY_BYTES,
     private gc?: (() => void) | null,
+    private readonly onBigCluster?: () => void,
   ) {}
 
   /**
@@ -80,7 +86,11 @@ export class HeapTrimmer {
    * read (every stream shares one client, so concurrent lists are counted once).
    */
   listed(totalRead: number): void {
-    if (totalRead >= OPTIMIZE_AFTER_BYTES) optimizeAgain();
+    if (totalRead >= OPTIMIZE_AFTER_BYTES && !this.big) {
+      this.big = true;
+      optimizeAgain();
+      this.onBigCluster?.();
+    }
     if (totalRead - this.atLast < this.everyBytes) return;
     this.atLast = totalRead;
     if (this.gc === undefined) this.gc = fullGc();

@@ -27,6 +27,12 @@ export interface SinkOptions {
   capacity: number;
   /** Records per transaction. */
   maxBatch: number;
+  /**
+   * Shortest time between the starts of two commits (0: commit as soon as anything is queued). Under
+   * load the items that arrive meanwhile share the next commit; a lone event after a quiet spell
+   * still commits at once.
+   */
+  commitEveryMs?: number;
 }
 
 /**
@@ -38,6 +44,9 @@ export class JournalSink {
   private queue: SinkItem[] = [];
   private queuedRecords = 0;
   private scheduled = false;
+  private timer: NodeJS.Timeout | null = null;
+  private lastCommitAt = Number.NEGATIVE_INFINITY;
+  private cadenceMs: number;
   private waiters: (() => void)[] = [];
   private settledWaiters: (() => void)[] = [];
   private refused = false;
@@ -51,7 +60,14 @@ export class JournalSink {
       /** A record the journal refused, stored as an error record in its place. */
       onRejected?: (record: JournalRecord, err: unknown) => void;
     } = {},
-  ) {}
+  ) {
+    this.cadenceMs = opts.commitEveryMs ?? 0;
+  }
+
+  /** Sets the shortest time between two commits (SinkOptions.commitEveryMs) from now on. */
+  commitEvery(ms: number): void {
+    this.cadenceMs = ms;
+  }
 
   /** Records waiting to be committed. */
   get depth(): number {
@@ -61,6 +77,9 @@ export class JournalSink {
   /** Drops everything queued and everything pushed from now on: the journal must not be written. */
   refuse(): void {
     this.refused = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.scheduled = false;
     this.queue = [];
     this.queuedRecords = 0;
     for (const w of this.waiters.splice(0)) w();
@@ -87,8 +106,25 @@ export class JournalSink {
   }
 
   private schedule(): void {
+    if (this.timer && this.queuedRecords >= this.opts.maxBatch) {
+      clearTimeout(this.timer);
+      this.timer = null;
+      this.scheduled = false;
+    }
     if (this.scheduled) return;
     this.scheduled = true;
+    // Each commit pays a WAL write of every page it touches and an fsync; at a few hundred events a
+    // second, one commit per event was most of the recorder's disk writes and a good part of its CPU
+    // (docs/benchmarks.md, scale). A full batch does not wait.
+    const wait = this.lastCommitAt + this.cadenceMs - Date.now();
+    if (wait > 0 && this.queuedRecords < this.opts.maxBatch) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.scheduled = false;
+        this.flush();
+      }, wait);
+      return;
+    }
     setImmediate(() => {
       this.scheduled = false;
       this.flush();
@@ -107,7 +143,10 @@ export class JournalSink {
       take.push(it);
       n += it.records.length;
     }
-    if (take.length > 0) this.commit(take);
+    if (take.length > 0) {
+      this.lastCommitAt = Date.now();
+      this.commit(take);
+    }
     for (const w of this.waiters.splice(0)) w();
     for (const w of this.settledWaiters.splice(0)) w();
     if (this.queue.length > 0) this.schedule();

@@ -4,7 +4,7 @@ import { JournalError, type Journal } from "../journal";
 import { logger } from "../log/logger";
 import { RecorderMetrics } from "../metrics/recorder-metrics";
 import { JournalSink, type SinkItem } from "./sink";
-import { HeapTrimmer } from "./heap-trim";
+import { HeapTrimmer, TRIM_EVERY_BYTES } from "./heap-trim";
 import { StreamRunner } from "./stream";
 import {
   EngineOptionsSchema,
@@ -91,7 +91,10 @@ export class Supervisor {
       log: logger("watch"),
       options,
       random: o.random ?? Math.random,
-      trimmer: new HeapTrimmer(),
+      // A big cluster's event rate, not its memory, sets the bar: commits share an fsync from then on.
+      trimmer: new HeapTrimmer(TRIM_EVERY_BYTES, undefined, () =>
+        this.sink.commitEvery(options.commitEveryMs),
+      ),
     };
     this.gauges = setInterval(() => this.updateGauges(), 5000);
     this.gauges.unref();

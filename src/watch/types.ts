@@ -18,6 +18,15 @@ export const EngineOptionsSchema = z.object({
   silenceMs: z.number().int().positive().default(150_000),
   queueCapacity: z.number().int().positive().default(5_000),
   maxBatch: z.number().int().positive().default(2_000),
+  /**
+   * Shortest time between two commits (JournalSink.commitEveryMs) once the recorder has listed
+   * OPTIMIZE_AFTER_BYTES (a big cluster; heap-trim.ts); before that each event commits at once, so
+   * nothing waits in memory. Every commit writes its pages to the WAL and waits for an fsync on the
+   * event loop; at a big cluster's write rate, one commit per event cost 30% more CPU per event and
+   * left the loop waiting on fsyncs, so a slow disk held every stream back (docs/benchmarks.md,
+   * scale). A lone event after a quiet spell still commits at once.
+   */
+  commitEveryMs: z.number().int().nonnegative().default(50),
 });
 export type EngineOptions = z.infer<typeof EngineOptionsSchema>;
 
