@@ -28,8 +28,10 @@ export function identityPage(
   limit: number,
   namespace?: string,
 ): ObjectIdentity[] {
+  // "+cluster_id" keeps the planner on the rowid range: through the identity index it would read
+  // every object of the cluster and sort them, for each page.
   const sql =
-    'SELECT id, kind, grp AS "group", namespace, name FROM objects WHERE cluster_id=? AND id>?' +
+    'SELECT id, kind, grp AS "group", namespace, name FROM objects WHERE +cluster_id=? AND id>?' +
     (namespace !== undefined ? " AND namespace=?" : "") +
     " ORDER BY id LIMIT ?";
   const args = namespace !== undefined ? [clusterId, afterId, namespace] : [clusterId, afterId];
