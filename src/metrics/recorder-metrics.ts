@@ -70,10 +70,14 @@ export class RecorderMetrics {
     labelNames: ["code"] as const,
     registers: [this.registry],
   });
-  readonly ready = new Gauge({
+  private readiness: () => boolean = () => false;
+  // Evaluated at each scrape from the same answer as the readiness probe (/readyz), so an alert on
+  // this gauge and the pod's Ready condition never disagree.
+  readonly ready: Gauge = new Gauge({
     name: "krply_recorder_ready",
-    help: "1 while the recorder runs; 0 while it starts, retries a failed start, or refuses a damaged journal",
+    help: "1 when the recorder's readiness probe (/readyz) passes: running, every stream baselined and answering, the journal writable; 0 otherwise",
     registers: [this.registry],
+    collect: (): void => this.ready.set(this.readiness() ? 1 : 0),
   });
   readonly startFailures = new Counter({
     name: "krply_recorder_start_failures_total",
@@ -118,4 +122,9 @@ export class RecorderMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+
+  /** Names what krply_recorder_ready reports at each scrape: the recorder's readiness verdict. */
+  reportReadiness(ready: () => boolean): void {
+    this.readiness = ready;
+  }
 }

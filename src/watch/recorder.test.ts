@@ -97,11 +97,11 @@ describe("Recorder start", () => {
     );
     expect(["retrying", "starting"]).toContain(recorder.health().state);
     expect(recorder.health().ready).toBe(false);
+    expect(await gaugeValue(recorder, "ready")).toBe(0);
     await started;
     expect(recorder.health()).toMatchObject({ state: "running", failedStarts: 2 });
     expect(recorder.health().lastError).toMatch(/503/);
     expect(await counterValue(recorder, "startFailures")).toBe(2);
-    expect(await gaugeValue(recorder, "ready")).toBe(1);
     await until("the stream watching", () => recorder!.status()[0]?.phase === "watching");
     // Ready once every stream holds its baseline and the journal took the appends.
     expect(recorder.health()).toMatchObject({
@@ -110,6 +110,8 @@ describe("Recorder start", () => {
       journal: { open: true, appendError: null },
       streams: { total: 1, baselined: 1, waiting: [], unavailable: [] },
     });
+    // The gauge gives the same verdict as the probe.
+    expect(await gaugeValue(recorder, "ready")).toBe(1);
   });
 
   it("the CLI (journalRetryMs 0) still fails at once", async () => {

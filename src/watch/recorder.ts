@@ -162,6 +162,7 @@ export class Recorder {
     } = {},
   ) {
     this.metrics = deps.metrics ?? new RecorderMetrics();
+    this.metrics.reportReadiness(() => this.health().ready);
   }
 
   /**
@@ -191,7 +192,6 @@ export class Recorder {
 
   private setState(state: RecorderState): void {
     this.state = state;
-    this.metrics.ready.set(state === "running" ? 1 : 0);
     this.metrics.refused.set(state === "refused" ? 1 : 0);
   }
 

@@ -43,6 +43,14 @@ async function probe(
   return { code: res.status, body: (await res.json()) as Health };
 }
 
+/** krply_recorder_ready as a scraper reads it from /metrics on the same port. */
+async function readyGauge(server: MetricsServer): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+  const line = text.split("\n").find(l => l.startsWith("krply_recorder_ready "));
+  if (!line) throw new Error("/metrics has no krply_recorder_ready");
+  return Number(line.split(" ")[1]);
+}
+
 async function until<T>(
   what: string,
   check: () => Promise<T | undefined>,
@@ -148,6 +156,7 @@ describe("the watcher's readiness endpoint against the real API server", () => {
     const before = await probe(server);
     expect(before.code).toBe(503);
     expect(before.body).toMatchObject({ status: "not ready", state: "starting" });
+    expect(await readyGauge(server)).toBe(0);
     void recorder.start();
     const ready = await until("ready", async () => {
       const p = await probe(server);
@@ -155,6 +164,7 @@ describe("the watcher's readiness endpoint against the real API server", () => {
     });
     expect(ready).toMatchObject({ status: "ready", state: "running", reasons: [] });
     expect(ready.streams).toMatchObject({ total: 1, baselined: 1, unavailable: [] });
+    expect(await readyGauge(server)).toBe(1);
 
     await admin.json(`${rbac}/namespaces/${ns}/rolebindings/${binding.metadata.name}`, {
       method: "DELETE",
@@ -167,6 +177,8 @@ describe("the watcher's readiness endpoint against the real API server", () => {
     expect(revoked.state).toBe("running");
     expect(revoked.streams.unavailable).toEqual([id]);
     expect(revoked.reasons).toEqual([`1 of 1 streams are refused by the API server: ${id}`]);
+    // The gauge gives the probe's verdict: running, but not ready.
+    expect(await readyGauge(server)).toBe(0);
     // Liveness stays up: a restart cannot give the permission back.
     expect((await probe(server, "/livez")).code).toBe(200);
 
@@ -174,6 +186,7 @@ describe("the watcher's readiness endpoint against the real API server", () => {
     await until("ready again after the binding returns", async () =>
       (await probe(server)).code === 200 ? true : undefined,
     );
+    expect(await readyGauge(server)).toBe(1);
   });
 
   it("reports the boot-retry state while the journal cannot be opened, and turns ready once it can", async () => {
@@ -186,6 +199,7 @@ describe("the watcher's readiness endpoint against the real API server", () => {
       return p.code === 503 && p.body.journalOpenFailures > 0 ? p.body : undefined;
     });
     expect(failing.state).toBe("starting");
+    expect(await readyGauge(server)).toBe(0);
     expect(failing.reasons).toEqual([
       expect.stringMatching(/^the journal cannot be opened \(\d+ attempts\): .*journal\.db/),
     ]);
