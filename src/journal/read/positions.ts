@@ -20,11 +20,12 @@ export function rowOfPosition(pos: ObjectPosition): RecordRow {
   return row;
 }
 
+/** Made once: a snapshot asks for every object, and a template per call is a string per object. */
+const LATEST_AT_TIME = `SELECT ${ROW_COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`;
+
 /** An object's newest record observed at or before a time. */
 export function latestAtTime(store: Store, objectId: number, atMs: number): RecordRow | undefined {
-  const stmt = store.sql.prep(
-    `SELECT ${ROW_COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`,
-  );
+  const stmt = store.sql.prep(LATEST_AT_TIME);
   return store.buckets.newest(
     Number.MAX_SAFE_INTEGER,
     b => stmt.get(b, objectId, atMs) as RecordRow | undefined,
