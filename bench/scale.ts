@@ -8,7 +8,8 @@
 // Flags: --objects N (150000), --namespaces N (500), --cr-share F (0.2), --writers N (8),
 //        --ceiling-s N (20), --measure-s N (60), --minutes N (30), --startup-records N (1000000),
 //        --data DIR (harness data dir; reused, so objects are created once per size),
-//        --trace-gc (the recorder's GC pauses while measuring lag), --cpu-prof DIR (its CPU profile)
+//        --trace-gc (the recorder's GC pauses while measuring lag), --cpu-prof DIR (its CPU profile),
+//        --dump FILE (every write of the lag window: ack, raw arrival and durable times)
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { eventRecord, streamIdOf, type JournalRecord } from "../src/event";
