@@ -21,6 +21,7 @@ import { tempJournalPath } from "../test/support/journal-fixtures";
 import { shippedCli } from "./lib-cli-bundle";
 import { followGcTrace, gcSummary } from "./lib-gc-trace";
 import { rng } from "./lib-kube-workload";
+import { trackLag, type Ack } from "./lib-lag-tracker";
 import { startRawWatch } from "./lib-raw-watch";
 
 function flag(args: string[], name: string, def: number): number {
@@ -46,6 +47,9 @@ function mem(pid: number): { rss: number; hwm: number } {
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0);
   return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
 }
+
+/** The target column of a row: whether the figure meets its target, then the target. */
+const verdict = (ok: boolean, target: string): string => `${ok ? "MET" : "not met"}: ${target}`;
 
 /** CPU time (user + system) a process has used so far, in ms. */
 function cpuMs(pid: number): number {
@@ -201,12 +205,6 @@ async function ensureWorkload(
   });
   console.log(`  workload created in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return targets;
-}
-
-interface Ack {
-  kind: 0 | 1;
-  rv: number;
-  at: number;
 }
 
 /** Writers that merge-patch random targets (seeded) as fast as the server answers, until stop(). */
@@ -383,10 +381,11 @@ async function startupOnBigJournal(
       if (Date.now() - ts > 120_000) throw new Error("no stream live on the big journal");
       await sleep(100);
     }
+    const liveS = (Date.now() - ts) / 1000;
     row(
       `start to first stream live, ${startupRecords}-record journal`,
-      `${((Date.now() - ts) / 1000).toFixed(1)} s`,
-      "target < 5 s",
+      `${liveS.toFixed(1)} s`,
+      verdict(liveS < 5, "< 5 s"),
     );
     rc.kill("SIGINT");
     await new Promise(r => rc.once("exit", r));
@@ -480,58 +479,15 @@ export async function main(args: string[]): Promise<void> {
       "/api/v1/configmaps",
       `/apis/${GROUP}/v1/widgets`,
     ]);
-    const acks: Ack[] = [];
-    const pending: Ack[][] = [[], []];
-    let rawPending: Ack[] = [];
-    const lags: number[] = [];
-    const rawPolled: number[] = [];
-    const durableAt = new Map<number, number>();
-    const pollMs: number[] = [];
-    let measuring = true;
-    let lastAck = Date.now();
     const measureFrom = Date.now();
     const cpuFrom = cpuMs(pid);
-    const poller = (async () => {
-      while (measuring || pending[0].length + pending[1].length > 0) {
-        const tp = Date.now();
-        const s = journalState(store);
-        const now = Date.now();
-        pollMs.push(now - tp);
-        for (const k of [0, 1] as const) {
-          const q = pending[k];
-          let i = 0;
-          while (i < q.length && q[i].rv <= s.rv[k]) {
-            durableAt.set(q[i].rv, now);
-            lags.push(now - q[i++].at);
-          }
-          if (i > 0) q.splice(0, i);
-        }
-        // The same poll applied to the raw client: the lag a recorder that adds nothing would show.
-        rawPending = rawPending.filter(a => {
-          const got = raw.arrivals.get(a.rv);
-          if (got === undefined || got > now) return true;
-          rawPolled.push(now - a.at);
-          return false;
-        });
-        if (!measuring && now - lastAck > 60_000) break;
-        await sleep(100);
-      }
-    })();
-    const loaded = startWriters(admin, targets, writers, 1000, a => {
-      acks.push(a);
-      pending[a.kind].push(a);
-      rawPending.push(a);
-      lastAck = a.at;
-    });
+    const lag = trackLag(() => journalState(store), raw.arrivals);
+    const loaded = startWriters(admin, targets, writers, 1000, a => lag.track(a));
     await sleep(measureS * 1000);
     const m = await loaded.stop();
-    measuring = false;
-    await poller;
+    const { acks, lags, rawPolled, durableAt, pollMs, undurable } = await lag.finish();
     const measureTo = Date.now();
     const cpuUsed = cpuMs(pid) - cpuFrom;
-    await sleep(1000); // the raw client's last lines
-    await raw.stop();
-    // Acks of concurrent writers arrive slightly out of RV order; a late one waits one more poll.
     const rate = m.writes / (m.elapsedMs / 1000);
     const rawLags: number[] = [];
     const adds: number[] = [];
@@ -551,12 +507,16 @@ export async function main(args: string[]): Promise<void> {
     for (const xs of [lags, rawLags, rawPolled, adds, pollMs]) xs.sort((a, b) => a - b);
     const ms = (xs: number[], p: number) => `${pct(xs, p).toFixed(0)} ms`;
     row("write rate while recording", `${rate.toFixed(0)}/s`);
-    row("write rate / ceiling", (rate / ceiling).toFixed(3), "target >= 0.95");
+    row(
+      "write rate / ceiling",
+      (rate / ceiling).toFixed(3),
+      verdict(rate / ceiling >= 0.95, ">= 0.95"),
+    );
     row("lag p50 raw watch (ack -> arrival)", ms(rawLags, 50), "server delivery, own process");
     row("lag p99 raw watch (ack -> arrival)", ms(rawLags, 99), "(baseline)");
     row("lag p99 raw watch, same 100 ms poll", ms(rawPolled, 99), "what a recorder adding 0 shows");
     row("lag p50 (ack -> durable)", ms(lags, 50), "poll every 100 ms");
-    row("lag p99 (ack -> durable)", ms(lags, 99), "target < 1000 ms");
+    row("lag p99 (ack -> durable)", ms(lags, 99), verdict(pct(lags, 99) < 1000, "< 1000 ms"));
     row(
       "lag p99 recorder / raw (same poll)",
       (pct(lags, 99) / pct(rawPolled, 99)).toFixed(2),
@@ -571,12 +531,12 @@ export async function main(args: string[]): Promise<void> {
       `${((cpuUsed / m.writes) * 1000).toFixed(0)} µs per write`,
     );
     if (gc) row("recorder GC while measuring", gcSummary(gc, measureFrom, measureTo));
-    row("writes without a durable copy", String(pending[0].length + pending[1].length), "target 0");
+    row("writes without a durable copy", String(undurable), verdict(undurable === 0, "0"));
     row(
       "writes the raw client never saw",
       String(unseen),
       unseen > 0
-        ? `from +${(Math.min(...unseenAt) / 1000).toFixed(1)} s to +${(Math.max(...unseenAt) / 1000).toFixed(1)} s; ${raw.arrivals.size} seen`
+        ? `from +${(unseenAt[0] / 1000).toFixed(1)} s to +${(unseenAt[unseenAt.length - 1] / 1000).toFixed(1)} s; ${raw.arrivals.size} seen`
         : "expected 0",
     );
     const dump = strFlag(args, "dump");
@@ -592,8 +552,10 @@ export async function main(args: string[]): Promise<void> {
       writeFileSync(dump, JSON.stringify({ measureFrom, measureTo, gc, acks: out }));
     }
 
-    // 5. The soak: the same workload for `minutes`, RSS every minute.
-    const soak = startWriters(admin, targets, writers, 5000);
+    // 5. The soak: the same workload for `minutes`, RSS every minute, and the lag of every write: a
+    // stall of the recorder that a one-minute window misses shows here.
+    const soakLag = trackLag(() => journalState(store), raw.arrivals);
+    const soak = startWriters(admin, targets, writers, 5000, a => soakLag.track(a));
     const perMinute: number[] = [];
     for (let i = 1; i <= minutes; i++) {
       await sleep(60_000);
@@ -603,6 +565,8 @@ export async function main(args: string[]): Promise<void> {
       console.log(`  minute ${String(i).padStart(2)}: RSS ${r.toFixed(1)} MiB`);
     }
     const s = await soak.stop();
+    const sl = await soakLag.finish();
+    await raw.stop();
     const soakRate = s.writes / (s.elapsedMs / 1000);
     clearInterval(sampler);
     const all = samples.filter(x => x.t >= t0 + liveMs).map(x => x.rss);
@@ -614,15 +578,46 @@ export async function main(args: string[]): Promise<void> {
       `${soakRate.toFixed(0)}/s`,
       `${(soakRate / ceiling).toFixed(3)} of ceiling`,
     );
-    row("recorder RSS steady (median, live)", `${pct(all, 50).toFixed(0)} MiB`, "target < 512 MiB");
-    row("recorder RSS peak (VmHWM)", `${hwm.toFixed(0)} MiB`, "target < 512 MiB");
+    const soakAdds = sl.acks.flatMap(a => {
+      const got = raw.arrivals.get(a.rv);
+      const d = sl.durableAt.get(a.rv);
+      return got === undefined || d === undefined ? [] : [d - got];
+    });
+    for (const xs of [sl.lags, sl.rawPolled]) xs.sort((a, b) => a - b);
+    row("soak lag p99 raw watch, same 100 ms poll", `${pct(sl.rawPolled, 99).toFixed(0)} ms`);
+    row(
+      "soak lag p99 (ack -> durable)",
+      `${pct(sl.lags, 99).toFixed(0)} ms`,
+      verdict(pct(sl.lags, 99) < 1000, "< 1000 ms"),
+    );
+    row(
+      "soak writes the recorder held > 1 s",
+      String(soakAdds.filter(x => x > 1000).length),
+      `of ${soakAdds.length}; max ${soakAdds.reduce((a, b) => Math.max(a, b), 0).toFixed(0)} ms`,
+    );
+    row(
+      "soak writes without a durable copy",
+      String(sl.undurable),
+      verdict(sl.undurable === 0, "0"),
+    );
+    const steady = pct(all, 50);
+    row(
+      "recorder RSS steady (median, live)",
+      `${steady.toFixed(0)} MiB`,
+      verdict(steady < 512, "< 512 MiB"),
+    );
+    row("recorder RSS peak (VmHWM)", `${hwm.toFixed(0)} MiB`, verdict(hwm < 512, "< 512 MiB"));
+    const rssSlope = slope(
+      perMinute.map((_, i) => i + 1),
+      perMinute,
+    );
+    // A slope needs a soak long enough to show one; the issue asks for 30 minutes.
     row(
       "RSS slope over the soak",
-      `${slope(
-        perMinute.map((_, i) => i + 1),
-        perMinute,
-      ).toFixed(2)} MiB/min`,
-      "flat: |slope| < 0.5",
+      `${rssSlope.toFixed(2)} MiB/min`,
+      minutes >= 30
+        ? verdict(Math.abs(rssSlope) < 0.5, "flat, |slope| < 0.5 over 30+ minutes")
+        : `${minutes} minutes: too short for a slope`,
     );
     child.kill("SIGINT");
     await new Promise(r => child!.once("exit", r));
