@@ -47,6 +47,12 @@ export const DEFAULT_BACKGROUND: ReadonlySet<QueryName> = new Set<QueryName>([
  */
 export const SIDECAR_VIEW = { mmapBytes: 0, pageCacheKiB: 4096 } as const;
 
+/**
+ * The background lane's view keeps 1 MiB: a snapshot walks every object once, so few of the pages
+ * it reads are read again, and the lane's memory is what a snapshot a second adds to the sidecar.
+ */
+export const BACKGROUND_PAGE_CACHE_KIB = 1024;
+
 /** Server options from the configuration. */
 export function serverOptionsOf(
   journalPath: string,
@@ -70,6 +76,7 @@ export function serverOptionsOf(
     offload: DEFAULT_OFFLOAD,
     background: DEFAULT_BACKGROUND,
     view: SIDECAR_VIEW,
+    backgroundPageCacheKiB: BACKGROUND_PAGE_CACHE_KIB,
     answerCacheBytes: api.answerCacheMiB * 1024 * 1024,
   };
 }

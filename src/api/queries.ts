@@ -76,8 +76,8 @@ export interface QueryContext {
 /** Opens a writer for the sidecar's rare appends: busy_timeout waits out the recorder's transactions. */
 export function openSnapshotWriter(journalPath: string, busyTimeoutMs: number): Journal {
   // It appends one small record at a time, so neither the per-object cache nor the recorder's
-  // 64 MiB page cache is kept.
-  return openJournal(journalPath, { busyTimeoutMs, lastVersionCacheSize: 16, pageCacheKiB: 2048 });
+  // 64 MiB page cache is kept: 512 KiB holds the pages an append walks (each index's newest).
+  return openJournal(journalPath, { busyTimeoutMs, lastVersionCacheSize: 16, pageCacheKiB: 512 });
 }
 
 function cluster(view: JournalView, wanted: string | undefined): string {

@@ -42,6 +42,8 @@ export interface ApiServerOptions {
   eventsCacheBytes?: number;
   /** Mapped bytes and page cache of each view (the main thread's and each worker's). */
   view?: { mmapBytes: number; pageCacheKiB: number };
+  /** The background lane's page cache, when it differs from view's. */
+  backgroundPageCacheKiB?: number;
   /** Bytes of history answers kept for pages asked again (answer-cache.ts); 0 or absent: none. */
   answerCacheBytes?: number;
   workerScript?: string;
@@ -175,6 +177,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         lane: kind,
         writes: kind === "background" || background.size === 0,
         ...opts.view,
+        ...(kind === "background" && opts.backgroundPageCacheKiB !== undefined
+          ? { pageCacheKiB: opts.backgroundPageCacheKiB }
+          : {}),
       },
       log,
       observer: metrics.pool,
