@@ -113,9 +113,9 @@ export class JournalSink {
     }
     if (this.scheduled) return;
     this.scheduled = true;
-    // Each commit pays a WAL write of every page it touches and an fsync; at a few hundred events a
-    // second, one commit per event was most of the recorder's disk writes and a good part of its CPU
-    // (docs/benchmarks.md, scale). A full batch does not wait.
+    // Each commit pays a WAL write of every page it touches and an fsync on the event loop; at a few
+    // hundred events a second, one commit per event cost 30% more CPU per event (docs/benchmarks.md,
+    // scale). A full batch does not wait.
     const wait = this.lastCommitAt + this.cadenceMs - Date.now();
     if (wait > 0 && this.queuedRecords < this.opts.maxBatch) {
       this.timer = setTimeout(() => {
