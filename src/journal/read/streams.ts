@@ -6,15 +6,12 @@ const GAP = TYPE_CODES.indexOf("gap");
 
 /** Lists streams with their durable position, baseline and gap state. */
 export function listStreams(store: Store): StreamInfo[] {
-  store.registry.reloadStreams();
-  let rows = select(store);
-  // A writer may commit a new stream between the reload and the select (two statements, two read
-  // snapshots); its row then has no registry entry yet. Streams are only ever added, so one more
-  // reload after the select covers every row it returned.
-  if (rows.some(r => !store.registry.streams.has(r.id))) {
+  // One read transaction, so the registry and the rows come from one snapshot: a stream a writer
+  // commits meanwhile is in both or in neither (two statements alone would each see their own).
+  const rows = store.db.transaction(() => {
     store.registry.reloadStreams();
-    rows = rows.filter(r => store.registry.streams.has(r.id));
-  }
+    return select(store);
+  })();
   return rows.map(r => ({
     streamId: r.stream_id,
     key: store.registry.streams.get(r.id)!.key!,
