@@ -5,7 +5,9 @@
 // several times the inflate itself, and every keyframe a snapshot or a cache miss reads would pay
 // it. Here one stream is driven through its native handle, as Node's own sync path does, and reset
 // (which also re-primes the dictionary) between bodies. Those handle fields are not public API, so
-// anything unexpected falls back to the one-shot functions, which stay correct.
+// anything unexpected falls back to the one-shot functions, which stay correct. A reset keeps the
+// window, and zlib's match search may look one byte past the input, so a reused stream can choose a
+// different (equally valid) encoding than a fresh one: the promise is the round trip, not the bytes.
 import {
   constants,
   createDeflateRaw,
