@@ -73,6 +73,35 @@ describe("openJournalView", () => {
     expect(view.kinds("test")).toEqual(["ConfigMap", "Deployment"]);
   });
 
+  it("lists streams from one snapshot when a writer adds a stream between its two reads", () => {
+    // The registry reload and the stream rows are two statements. A writer that commits a new
+    // stream between them once left a row without a registry entry, and listing threw as if the
+    // journal were damaged (seen with `krply coverage` beside a live recorder).
+    const registry = (view as unknown as { store: { registry: { reloadStreams(): void } } }).store
+      .registry;
+    const reload = registry.reloadStreams.bind(registry);
+    let raced = false;
+    registry.reloadStreams = () => {
+      reload();
+      if (raced) return;
+      raced = true;
+      writer.append({
+        records: [
+          eventRecord({
+            stream: cms,
+            watchType: "ADDED",
+            object: configMap("c", "shop", "u-c", 41, {}),
+            observedAt: at(41),
+          }),
+        ],
+        checkpoints: [{ streamId: streamIdOf(cms), resourceVersion: "41", observedAt: at(41) }],
+      });
+    };
+    expect(view.streams().map(s => s.streamId)).toEqual([streamIdOf(deploys)]);
+    expect(raced).toBe(true);
+    expect(view.streams().map(s => s.streamId)).toEqual([streamIdOf(deploys), streamIdOf(cms)]);
+  });
+
   it("the writer's own view drops its caches on its own commits", () => {
     const identity = { ...web, id: writer.objects("test")[0].id };
     expect(writer.baselineMarks(streamIdOf(deploys))).toEqual([]);
