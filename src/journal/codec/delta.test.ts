@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { applyPatch, type Operation } from "fast-json-patch";
 import { fromTuples } from "./codec";
-import { diffTuples } from "./delta";
+import { diffTuples, diffTuplesOmittingRv, RV_PATH } from "./delta";
 
 const clone = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
 
@@ -81,5 +81,53 @@ describe("diffTuples", () => {
   it("treats undefined members as absent, like JSON", () => {
     const tuples = diffTuples({ a: 1, b: undefined }, { a: 1, c: undefined });
     expect(tuples).toEqual([]);
+  });
+
+  // The stored form of a path that shares at least 4 characters with the op before is
+  // "<shared>:<rest>". The writer finds the share key by key; this spells out what it must equal:
+  // the characters the two whole paths have in common.
+  it("shares exactly the leading characters two consecutive paths have in common", () => {
+    const key = fc.constantFrom("a", "ab", "abc", "a/b", "a~b", "~", "", "0", "10", "metadata");
+    const tree = fc.letrec(tie => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        fc.integer({ min: 0, max: 3 }),
+        fc.dictionary(key, tie("node"), { maxKeys: 4 }),
+        fc.array(tie("node"), { maxLength: 3 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(fc.oneof(tree, fc.jsonValue()), fc.oneof(tree, fc.jsonValue()), (a0, b0) => {
+        const [a, b] = [clone(a0), clone(b0)];
+        const tuples = diffTuplesOmittingRv(a, b, "7").tuples;
+        const ops = fromTuples(clone(tuples) as typeof tuples);
+        let prev = "";
+        tuples.forEach((t, i) => {
+          const full = ops[i].path;
+          if (t[0] !== 4) {
+            let n = 0;
+            while (n < Math.min(prev.length, full.length) && prev[n] === full[n]) n++;
+            expect(t[1]).toBe(n >= 4 ? `${n}:${full.slice(n)}` : full);
+          }
+          prev = full;
+        });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("leaves no trace of an omitted resourceVersion in the paths after it", () => {
+    const a = { metadata: { name: "x", resourceVersion: "1", uid: "u" }, spec: { metadataX: 1 } };
+    const b = { metadata: { name: "y", resourceVersion: "2", uid: "v" }, spec: { metadataX: 2 } };
+    expect(diffTuplesOmittingRv(a, b, "2")).toEqual({
+      tuples: [
+        [0, "/metadata/name", "y"],
+        [0, "10:uid", "v"],
+        [0, "/spec/metadataX", 2],
+      ],
+      rvOmitted: true,
+    });
+    expect(diffTuplesOmittingRv(a, b, "3").tuples[1]).toEqual([4, "2"]);
+    expect(RV_PATH).toBe("/metadata/resourceVersion");
   });
 });
