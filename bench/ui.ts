@@ -170,7 +170,7 @@ export async function main(args: string[]): Promise<void> {
   view.close();
   console.log(`journal: ${shape.records} records, ${shape.streams} streams`);
   const sidecar = await startSidecar(path);
-  // The same sidecar without its history answer cache: every load of the timeline builds its page.
+  // The same sidecar keeping no answers (history or events pages): every load of the timeline builds its page.
   const uncached = await startSidecar(path, { KRPLY_API_ANSWER_CACHE_MIB: "0" }, false);
   const browser = await launchBrowser();
   try {

@@ -51,7 +51,6 @@ describe("loadConfig", () => {
         answerCacheMiB: 32,
         maxBodyBytes: 65_536,
         shutdownGraceMs: 20_000,
-        eventsCacheBytes: 16 * 1024 * 1024,
       },
       auditLogPath: null,
       metrics: { host: "0.0.0.0", port: 9464 },

@@ -266,18 +266,13 @@ const fields = {
   KRPLY_API_ANSWER_CACHE_MIB: wholeNumber(0, 4096)
     .prefault("32")
     .describe(
-      "MiB of history answers the sidecar keeps for pages asked again, each dropped as soon as its " +
-        "object gains a record or its streams' coverage changes; 0 turns the cache off.",
+      "MiB of answers the sidecar keeps as JSON for questions asked again, one budget for history " +
+        "pages (each dropped as soon as its object gains a record or its streams' coverage changes) " +
+        "and full pages of /v1/events (a last, partial page is never kept); 0 keeps none.",
     ),
   KRPLY_API_MAX_QUEUE: wholeNumber(1, 100_000)
     .prefault("256")
     .describe("Queries that may wait for a worker; more are refused at once with a 503."),
-  KRPLY_API_EVENTS_CACHE_MIB: wholeNumber(0, 1024)
-    .prefault("16")
-    .describe(
-      "Memory for full pages of /v1/events kept as JSON text, so a page asked again is sent without " +
-        "decoding its records; a last, partial page is never kept. 0 turns it off.",
-    ),
   KRPLY_API_MAX_BODY_BYTES: wholeNumber(256, 16 * 1024 * 1024)
     .prefault("65536")
     .describe("Largest request body the sidecar reads; larger ones get a 413."),
@@ -435,12 +430,10 @@ export interface ApiSettings {
   workers: number;
   queryTimeoutMs: number;
   maxQueue: number;
-  /** MiB of history answers kept for pages asked again; 0: none. */
+  /** MiB of answers kept for questions asked again (history and events pages share it); 0: none. */
   answerCacheMiB: number;
   maxBodyBytes: number;
   shutdownGraceMs: number;
-  /** Budget of the cache of full events pages; 0 turns it off. */
-  eventsCacheBytes: number;
 }
 
 /** How ReplayPlan approvals work and how long the replay gate trusts what it read. */
@@ -594,7 +587,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       answerCacheMiB: s.KRPLY_API_ANSWER_CACHE_MIB,
       maxBodyBytes: s.KRPLY_API_MAX_BODY_BYTES,
       shutdownGraceMs: s.KRPLY_API_SHUTDOWN_GRACE_MS,
-      eventsCacheBytes: s.KRPLY_API_EVENTS_CACHE_MIB * 1024 * 1024,
     },
     auditLogPath: s.KRPLY_AUDIT_LOG ? s.KRPLY_AUDIT_LOG : null,
     metrics:

@@ -9,18 +9,20 @@ import {
 import { at } from "../../test/support/journal-fixtures";
 import { cm, cms, deploys, web } from "../../test/support/materialize-fixtures";
 import { AnswerCache, cachedHistory } from "./answer-cache";
+import { KeptBytes } from "./kept-bytes";
 import type { ApiServer } from "./server";
 
 describe("AnswerCache", () => {
   const entry = (n: number) => ({ bytes: Buffer.alloc(n), streams: ["s"], mark: "m", checked: 0 });
 
   it("holds at most its bytes, dropping the least recently used first", () => {
-    const c = new AnswerCache(1000);
+    const budget = new KeptBytes(1000);
+    const c = new AnswerCache(budget);
     c.set("a", entry(300));
     c.set("b", entry(300));
     c.get("a"); // a is now newer than b
     c.set("c", entry(300));
-    expect(c.bytes).toBeLessThanOrEqual(1000);
+    expect(budget.bytes).toBeLessThanOrEqual(1000);
     expect([c.get("a"), c.get("b"), c.get("c")].map(e => e !== undefined)).toEqual([
       true,
       false,
@@ -30,7 +32,7 @@ describe("AnswerCache", () => {
     expect(c.get("huge")).toBeUndefined();
     c.delete("a");
     c.delete("c");
-    expect({ size: c.size, bytes: c.bytes }).toEqual({ size: 0, bytes: 0 });
+    expect({ size: budget.size, bytes: budget.bytes }).toEqual({ size: 0, bytes: 0 });
   });
 });
 
@@ -58,7 +60,7 @@ describe("cachedHistory", () => {
 
   it("serves a page again without probing its mark while the journal has not changed", async () => {
     const { j, ask } = journal();
-    const c = new AnswerCache(1 << 20);
+    const c = new AnswerCache(new KeptBytes(1 << 20));
     expect(await ask(c)).toBe("page 1");
     expect([await ask(c), await ask(c)]).toEqual(["page 1", "page 1"]);
     expect({ probes: j.probes, made: j.made }).toEqual({ probes: 0, made: 1 });
@@ -66,7 +68,7 @@ describe("cachedHistory", () => {
 
   it("probes the mark once per journal change, and builds afresh only when the mark moved", async () => {
     const { j, ask } = journal();
-    const c = new AnswerCache(1 << 20);
+    const c = new AnswerCache(new KeptBytes(1 << 20));
     await ask(c);
     // A commit that leaves the page's mark (a snapshot, another object): one probe, then none.
     j.state = 2;
@@ -82,7 +84,7 @@ describe("cachedHistory", () => {
 
   it("probes a page made while the journal moved, and treats an unreadable state as moved", async () => {
     const { j, ask } = journal();
-    const c = new AnswerCache(1 << 20);
+    const c = new AnswerCache(new KeptBytes(1 << 20));
     // A record lands while the page is made: the page saw it, the change count read before did not.
     const made = cachedHistory(
       c,

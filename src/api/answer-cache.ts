@@ -1,7 +1,8 @@
 // Answers of the history route, kept as the UTF-8 bytes of the JSON the worker made, so a page asked
 // again costs a few index look-ups and one write instead of decoding and diffing its versions. The
-// bytes live outside the JavaScript heap (no GC scans them) and count in the bound, least recently
-// used out first.
+// bytes live outside the JavaScript heap (no GC scans them) and count in the sidecar's one budget of
+// kept answers, which events pages share.
+import type { KeptBytes, Shelf } from "./kept-bytes";
 import type { RefInput } from "./queries";
 
 /** A history page's text, the streams it rests on, and the journal's mark for them when it was made. */
@@ -24,53 +25,30 @@ interface Kept {
   checked: number;
 }
 
+/** What a kept page costs the budget: its bytes, and about what its key and mark take on the heap. */
+const sizeOf = (key: string, v: Kept): number =>
+  key.length + v.bytes.length + v.mark.length + v.streams.reduce((n, s) => n + s.length, 64);
+
+/** History pages in the sidecar's one budget of kept answers (kept-bytes.ts). */
 export class AnswerCache {
-  private readonly entries = new Map<string, Kept>();
-  private used = 0;
+  private readonly shelf: Shelf<Kept>;
 
-  constructor(readonly maxBytes: number) {}
-
-  get bytes(): number {
-    return this.used;
-  }
-
-  get size(): number {
-    return this.entries.size;
+  constructor(readonly budget: KeptBytes) {
+    this.shelf = budget.shelf<Kept>("history\u0000");
   }
 
   get(key: string): Kept | undefined {
-    const e = this.entries.get(key);
-    if (e) {
-      // Map keeps insertion order: re-inserting makes this the most recently used.
-      this.entries.delete(key);
-      this.entries.set(key, e);
-    }
-    return e;
+    return this.shelf.get(key);
   }
 
   set(key: string, value: Kept): void {
-    this.delete(key);
-    const size = sizeOf(key, value);
-    if (size > this.maxBytes) return;
-    this.entries.set(key, value);
-    this.used += size;
-    for (const [k, v] of this.entries) {
-      if (this.used <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.used -= sizeOf(k, v);
-    }
+    this.shelf.set(key, value, sizeOf(key, value));
   }
 
   delete(key: string): void {
-    const e = this.entries.get(key);
-    if (!e) return;
-    this.entries.delete(key);
-    this.used -= sizeOf(key, e);
+    this.shelf.delete(key);
   }
 }
-
-const sizeOf = (key: string, v: Kept): number =>
-  key.length + v.bytes.length + v.mark.length + v.streams.reduce((n, s) => n + s.length, 64);
 
 /**
  * A history page from the cache when the journal's mark for it has not moved since it was made (no

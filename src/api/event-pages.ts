@@ -3,68 +3,39 @@
 // removed from the journal; the journal counts removals (JournalView.removals) and each kept page
 // carries the count it was read at. A last, partial page grows with the next append: never kept.
 import type { EventFilters, EventsEnvelope } from "./queries";
+import type { KeptBytes, Shelf } from "./kept-bytes";
 import { JsonText, type QueryRunner } from "./route";
 
 interface Kept {
   removals: number;
   json: Buffer;
-  bytes: number;
 }
 
 /**
- * Share of the budget that pages asked more than once may fill. The rest always has room for pages
- * asked once, and they leave first: a client paging through the journal once (an export, a scan)
- * evicts other such pages, never the pages that are asked again and again.
- */
-const PROTECTED_SHARE = 7 / 8;
-
-/**
- * Pages by their query, up to a budget of bytes: a segmented LRU. A new page is kept on probation;
- * asked again, it moves to the protected segment. Past the budget, probation's least recently used
- * leave first; protected pages past their share go back to probation.
+ * Full events pages by their query, kept in the sidecar's one budget of kept answers (kept-bytes.ts,
+ * a segmented LRU: pages asked once only evict each other).
  */
 export class PageCache {
-  private readonly probation = new Map<string, Kept>();
-  private readonly protected = new Map<string, Kept>();
-  private used = 0;
-  private protectedBytes = 0;
-  private readonly protectedMax: number;
+  private readonly shelf: Shelf<Kept>;
   hits = 0;
   misses = 0;
 
   constructor(
-    readonly maxBytes: number,
+    budget: KeptBytes,
     /** Told how each get met the cache: hit, stale (kept before a removal) or miss. */
     private readonly seen: (result: "hit" | "stale" | "miss") => void = () => undefined,
   ) {
-    this.protectedMax = maxBytes * PROTECTED_SHARE;
-  }
-
-  get bytes(): number {
-    return this.used;
-  }
-
-  get size(): number {
-    return this.probation.size + this.protected.size;
+    this.shelf = budget.shelf<Kept>("events\u0000");
   }
 
   /** The page's JSON when it was kept at this removal count. */
   get(key: string, removals: number): Buffer | undefined {
-    const kept = this.protected.get(key) ?? this.probation.get(key);
-    if (kept) this.drop(key, kept);
+    const kept = this.shelf.get(key);
     if (!kept || kept.removals !== removals) {
+      if (kept) this.shelf.delete(key);
       this.misses++;
       this.seen(kept ? "stale" : "miss");
       return undefined;
-    }
-    // Re-inserted: a Map iterates in insertion order, so the oldest entry is the least recently used.
-    this.protected.set(key, kept);
-    this.protectedBytes += kept.bytes;
-    this.used += kept.bytes;
-    for (const [k, v] of this.protected) {
-      if (this.protectedBytes <= this.protectedMax) break;
-      this.drop(k, v);
-      this.keep(this.probation, k, v);
     }
     this.hits++;
     this.seen("hit");
@@ -72,28 +43,7 @@ export class PageCache {
   }
 
   set(key: string, removals: number, json: Buffer): void {
-    const bytes = json.length + key.length;
-    if (bytes > this.maxBytes) return;
-    const old = this.protected.get(key) ?? this.probation.get(key);
-    if (old) this.drop(key, old);
-    this.keep(this.probation, key, { removals, json, bytes });
-    for (const segment of [this.probation, this.protected]) {
-      for (const [k, v] of segment) {
-        if (this.used <= this.maxBytes) return;
-        this.drop(k, v);
-      }
-    }
-  }
-
-  private keep(segment: Map<string, Kept>, key: string, kept: Kept): void {
-    segment.set(key, kept);
-    this.used += kept.bytes;
-  }
-
-  private drop(key: string, kept: Kept): void {
-    if (this.protected.delete(key)) this.protectedBytes -= kept.bytes;
-    else this.probation.delete(key);
-    this.used -= kept.bytes;
+    this.shelf.set(key, { removals, json }, json.length + key.length);
   }
 }
 

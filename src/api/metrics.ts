@@ -78,7 +78,7 @@ export function apiMetrics(busy: () => number = () => 0): ApiMetrics {
   });
   const answerCacheBytes = new Gauge({
     name: "krply_api_answer_cache_bytes",
-    help: "Bytes of history answers the answer cache holds",
+    help: "Bytes of answers kept for questions asked again: history pages and events pages, one budget",
     registers: [registry],
   });
   const eventsCache = new Counter({

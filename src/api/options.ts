@@ -71,7 +71,6 @@ export function serverOptionsOf(
     maxBodyBytes: api.maxBodyBytes,
     busyTimeoutMs: 5000,
     shutdownGraceMs: api.shutdownGraceMs,
-    eventsCacheBytes: api.eventsCacheBytes,
     routes: ROUTES,
     offload: DEFAULT_OFFLOAD,
     background: DEFAULT_BACKGROUND,

@@ -10,6 +10,7 @@ import { PageCache } from "./event-pages";
 import { apiMetrics, type ApiMetrics } from "./metrics";
 import { BACKGROUND_YOUNG_GENERATION_MB, QueryPool, YOUNG_GENERATION_MB } from "./pool";
 import { AnswerCache, cachedHistory, type MarkedAnswer } from "./answer-cache";
+import { KeptBytes } from "./kept-bytes";
 import { runQuery, type QueryName, type RefInput } from "./queries";
 import { openApiDocument } from "./openapi";
 import { JsonText, type AppInfo, type QueryRunner, type Reply, type Route } from "./route";
@@ -38,13 +39,14 @@ export interface ApiServerOptions {
    * writer), so a snapshot never holds up a history page. Default: none.
    */
   background?: ReadonlySet<QueryName>;
-  /** Budget of the cache of full events pages (event-pages.ts); 0 or unset turns it off. */
-  eventsCacheBytes?: number;
   /** Mapped bytes and page cache of each view (the main thread's and each worker's). */
   view?: { mmapBytes: number; pageCacheKiB: number };
   /** The background lane's page cache, when it differs from view's. */
   backgroundPageCacheKiB?: number;
-  /** Bytes of history answers kept for pages asked again (answer-cache.ts); 0 or absent: none. */
+  /**
+   * Bytes of answers kept for questions asked again, one budget for history pages (answer-cache.ts)
+   * and full events pages (event-pages.ts); 0 or absent: none kept.
+   */
   answerCacheBytes?: number;
   workerScript?: string;
   log?: Logger;
@@ -224,7 +226,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       return Promise.reject(err as Error);
     }
   };
-  const cache = opts.answerCacheBytes ? new AnswerCache(opts.answerCacheBytes) : null;
+  const kept = opts.answerCacheBytes ? new KeptBytes(opts.answerCacheBytes) : null;
+  const cache = kept && new AnswerCache(kept);
   const journalState = () => mainView().changeMark();
   const markNow = (ref: RefInput, streams: string[]) =>
     runQuery(mainView(), "historyMark", { ref, streams }, ctx);
@@ -238,7 +241,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
           (await pool.run("historyMarked", input, opts.queryTimeoutMs)) as MarkedAnswer;
         const seen = (result: string) => {
           metrics.answerCache.inc({ result });
-          metrics.answerCacheBytes.set(cache.bytes);
+          metrics.answerCacheBytes.set(cache.budget.bytes);
         };
         return new JsonText([
           await cachedHistory(cache, input as RefInput, journalState, markNow, make, seen),
@@ -265,9 +268,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       text: await metrics.registry.metrics(),
     }),
     openapi: () => (doc ??= openApiDocument(opts.routes)),
-    eventPages: opts.eventsCacheBytes
-      ? new PageCache(opts.eventsCacheBytes, result => metrics.eventsCache.inc({ result }))
-      : null,
+    eventPages:
+      kept &&
+      new PageCache(kept, result => {
+        metrics.eventsCache.inc({ result });
+        metrics.answerCacheBytes.set(kept.bytes);
+      }),
   };
   const cors = new Set(opts.corsOrigins);
   const ui = opts.uiDir === null ? null : uiFiles(opts.uiDir ?? DEFAULT_UI_DIR);
