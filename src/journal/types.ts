@@ -425,7 +425,9 @@ export interface JournalView {
   /**
    * positionsAt over at most `limit` of a cluster's objects, in id order after `afterId` (0 to
    * start); `next` is the afterId of the following page, null after the last. A walk over every
-   * object in pages holds one page of positions at a time.
+   * object in pages holds one page of positions at a time. Its positions carry no stored object:
+   * they count and give watermarks; record(), records(), header() and sameContent() need
+   * positionAt's or positionsAt's.
    */
   positionsPage(
     clusterId: string,

@@ -88,7 +88,7 @@ describe("snapshot", () => {
     same("after");
     // Pages of one object walk every object once, in id order, and end with next: null.
     const all = h.j.positionsAt("c1", Date.parse(at(75)));
-    const paged = [];
+    const paged: typeof all = [];
     for (let afterId: number | null = 0; afterId !== null; ) {
       const page = h.j.positionsPage("c1", Date.parse(at(75)), { afterId, limit: 1 });
       paged.push(...page.positions);
@@ -97,6 +97,15 @@ describe("snapshot", () => {
     const ids = (ps: typeof all) => ps.map(p => p.identity.id);
     expect(ids(paged)).toEqual(ids(all).sort((a, b) => a - b));
     expect(paged.length).toBeGreaterThan(2);
+    // The same positions (existence, absence, seq, RV), read without the stored objects: a page's
+    // positions cannot be decoded.
+    const byId = new Map(all.map(p => [p.identity.id, p as typeof p & { row?: unknown }]));
+    for (const p of paged) {
+      const { row: _row, ...full } = byId.get(p.identity.id)!;
+      expect(p).toEqual(full);
+    }
+    expect(paged.some(p => !p.exists)).toBe(true);
+    expect(() => h.j.record(paged[0])).toThrow(/not made by a journal view/);
   });
 
   it("keeps only the newest snapshots when asked which expired", () => {

@@ -33,6 +33,27 @@ export function latestAtTime(store: Store, objectId: number, atMs: number): Reco
   );
 }
 
+/**
+ * What a position reads when nobody decodes its object (positionsPage: a count, each stream's
+ * watermark): no body, ids, hash or base, and meta only where absenceOf reads it (baseline rows).
+ * A snapshot of 10k objects read every body as a Buffer of its own, most of its allocation.
+ */
+const HEADER_AT_TIME = `SELECT seq, NULL AS event_id, type, stream, object, observed_at, watch, rv, flags, NULL AS hash, CASE WHEN type=${BASELINE} THEN meta END AS meta, NULL AS body, NULL AS base FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`;
+
+/** latestAtTime without what only decoding the object needs (HEADER_AT_TIME). */
+export function latestHeaderAtTime(
+  store: Store,
+  objectId: number,
+  atMs: number,
+): RecordRow | undefined {
+  const stmt = store.sql.prep(HEADER_AT_TIME);
+  return store.buckets.newest(
+    Number.MAX_SAFE_INTEGER,
+    b => stmt.get(b, objectId, atMs) as RecordRow | undefined,
+    atMs,
+  );
+}
+
 function listOf(row: RecordRow): string | undefined {
   if (!row.meta) return undefined;
   const meta = JSON.parse(row.meta) as { p?: { listResourceVersion?: string } };

@@ -42,7 +42,13 @@ import {
   streamsOfObject,
 } from "./identities";
 import { objectAt } from "./object-at";
-import { latestAtTime, positionOf, rowOfPosition, type StoredPosition } from "./positions";
+import {
+  latestAtTime,
+  latestHeaderAtTime,
+  positionOf,
+  rowOfPosition,
+  type StoredPosition,
+} from "./positions";
 import { queryEvents } from "./events";
 import { controlRecords, objectHistory, objectVersionSeqs, objectVersionsBetween } from "./history";
 import { listStreams } from "./streams";
@@ -297,6 +303,16 @@ export class SqliteView implements JournalView {
     return positionOf(this.store, identity, row, atMs, id => this.marks(id));
   }
 
+  /** A position without its stored row (latestHeaderAtTime): record() cannot decode it. */
+  private leanPosition(identity: ObjectIdentity, atMs: number): ObjectPosition | null {
+    const row = latestHeaderAtTime(this.store, identity.id, atMs);
+    if (!row) return null;
+    const { row: _header, ...pos } = positionOf(this.store, identity, row, atMs, id =>
+      this.marks(id),
+    );
+    return pos;
+  }
+
   positionsAt(clusterId: string, atMs: number, filter: PositionFilter = {}): ObjectPosition[] {
     this.live();
     return this.positionsOf(identities(this.store, clusterId, filter.namespace), atMs, filter);
@@ -310,7 +326,7 @@ export class SqliteView implements JournalView {
   ): { positions: ObjectPosition[]; next: number | null } {
     this.live();
     const ids = identityPage(this.store, clusterId, page.afterId, page.limit, filter.namespace);
-    const positions = this.positionsOf(ids, atMs, filter);
+    const positions = this.positionsOf(ids, atMs, filter, true);
     return { positions, next: ids.length < page.limit ? null : ids[ids.length - 1].id };
   }
 
@@ -318,12 +334,13 @@ export class SqliteView implements JournalView {
     ids: readonly ObjectIdentity[],
     atMs: number,
     filter: PositionFilter,
+    lean = false,
   ): ObjectPosition[] {
     return this.store.buckets.withPinnedRange(() => {
       const out: ObjectPosition[] = [];
       for (const identity of ids) {
         if (filter.kinds && !filter.kinds.has(identity.kind)) continue;
-        const pos = this.position(identity, atMs);
+        const pos = lean ? this.leanPosition(identity, atMs) : this.position(identity, atMs);
         if (!pos) continue;
         if (filter.streamIds && !filter.streamIds.has(pos.streamId)) continue;
         out.push(pos);
