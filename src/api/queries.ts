@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { JournalRecord, RecordType } from "../event";
 import { openJournal, type GapWindow, type Journal, type JournalView } from "../journal";
-import { AuditIngestor, type AuditCounts } from "../audit";
+import type { AuditCounts, AuditIngestor } from "../audit";
 import {
   answer,
   changesByActor,
@@ -582,7 +582,11 @@ export const QUERIES = {
     let ingestor = auditIngestors.get(key);
     if (!ingestor) {
       const journal = openJournal(ctx.journalPath, { busyTimeoutMs: ctx.busyTimeoutMs });
-      ingestor = new AuditIngestor(journal, { clusterId, now: ctx.now });
+      // Loaded on the first audit batch, not at import: the audit module starts zod and
+      // prom-client, 4-6 MiB of every pool worker's memory, and only the main thread ingests.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const audit = require("../audit") as typeof import("../audit");
+      ingestor = new audit.AuditIngestor(journal, { clusterId, now: ctx.now });
       auditIngestors.set(key, ingestor);
     }
     ingestor.correlator.retry();
