@@ -110,13 +110,15 @@ export function krplyEnv(): Json[] {
 }
 
 /**
- * Node flags of the query sidecar (V8's flags hold for its workers too). Node's default young
- * generation commits 32 MiB up front, and V8 lets the old generation grow to about four times what
- * is live before collecting it: under load the main thread's heap reached 100 MiB, of which 25 MiB
- * was live. 4 MiB semi-spaces and a growth factor of 1.5 keep the sidecar within its memory budget
+ * Node flags of the query sidecar (V8's flags hold for its workers too, and override a worker's
+ * resourceLimits). Node's default young generation commits 32 MiB up front, and V8 lets the old
+ * generation grow to about four times what is live before collecting it: under load the main
+ * thread's heap reached 100 MiB, of which 25 MiB was live. 2 MiB semi-spaces (a 4 MiB young
+ * generation in each of the sidecar's four threads; 4 MiB semi-spaces kept 15 MiB more resident at
+ * the same CPU per request) and a growth factor of 1.5 keep the sidecar within its memory budget
  * (docs/benchmarks.md, api); the benchmarks run the sidecar with these flags too.
  */
-export const SIDECAR_NODE_FLAGS = ["--max-semi-space-size=4", "--heap-growing-percent=50"] as const;
+export const SIDECAR_NODE_FLAGS = ["--max-semi-space-size=2", "--heap-growing-percent=50"] as const;
 
 /** The query sidecar: the same image, running dist/api/main.js against the shared journal. */
 export function sidecarContainer(s: KrplySettings): Json {
