@@ -4,6 +4,7 @@
 // no decoding beyond the RV: what it sees is the API server's own watch delivery.
 // argv: <kubeconfig> <collection path>...
 import { KubeClient, loadKubeConfig } from "../src/kube/client";
+import { ApiError } from "../src/kube/errors";
 import { LineSplitter } from "../src/watch/line-splitter";
 
 async function follow(client: KubeClient, path: string, opened: () => void): Promise<void> {
@@ -12,12 +13,20 @@ async function follow(client: KubeClient, path: string, opened: () => void): Pro
   });
   let rv = list.metadata.resourceVersion;
   for (;;) {
-    const res = await client.stream(path, {
-      watch: "true",
-      resourceVersion: rv,
-      allowWatchBookmarks: "true",
-      timeoutSeconds: 3600,
-    });
+    let res: Awaited<ReturnType<KubeClient["stream"]>>;
+    try {
+      res = await client.stream(path, {
+        watch: "true",
+        resourceVersion: rv,
+        allowWatchBookmarks: "true",
+        timeoutSeconds: 3600,
+      });
+    } catch (err) {
+      // A server that just started answers 429 while its watch cache of the resource fills.
+      if (!(err instanceof ApiError && err.status === 429)) throw err;
+      await new Promise(r => setTimeout(r, err.retryAfterMs ?? 1000));
+      continue;
+    }
     opened();
     const splitter = new LineSplitter();
     for await (const chunk of res.body as AsyncIterable<Buffer>) {

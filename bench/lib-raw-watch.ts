@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 export interface RawWatch {
+  /** The client's process (its CPU is charged to it in bench/lib-scale-phases.ts). */
+  pid: number;
   /** When the raw client received the event of each RV (ms since epoch). */
   arrivals: Map<number, number>;
   stop(): Promise<void>;
@@ -37,9 +39,10 @@ export async function startRawWatch(kubeconfig: string, paths: string[]): Promis
     });
   });
   return {
+    pid: child.pid!,
     arrivals,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise(r => child.once("exit", r));
       child.kill("SIGTERM");
       await gone;
