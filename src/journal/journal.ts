@@ -309,6 +309,7 @@ class SqliteJournal extends SqliteView implements Journal {
       cacheMisses: this.w.cache.misses,
       records: this.recordCount(),
       budgetBytes: this.retention?.budgetBytes ?? null,
+      pageCacheKiB: this.pageCacheKiB(),
       dedup: {
         bytes: ids.bytes,
         ids: ids.size,
@@ -321,6 +322,19 @@ class SqliteJournal extends SqliteView implements Journal {
   checkpointWal(): void {
     this.open();
     this.db.pragma("wal_checkpoint(TRUNCATE)");
+  }
+
+  setPageCacheKiB(kib: number): void {
+    this.open();
+    this.db.pragma(`cache_size = -${Math.max(1, Math.floor(kib))}`);
+  }
+
+  private pageCacheKiB(): number {
+    this.open();
+    // Negative: a bound in KiB; positive: in pages.
+    const size = this.db.pragma("cache_size", { simple: true }) as number;
+    if (size < 0) return -size;
+    return (size * (this.db.pragma("page_size", { simple: true }) as number)) / 1024;
   }
 }
 

@@ -64,6 +64,8 @@ export interface JournalStats {
   records: number;
   /** The byte budget the journal runs with (null: none). */
   budgetBytes: number | null;
+  /** The bound of SQLite's page cache of this connection, KiB. */
+  pageCacheKiB: number;
   /** The dedup filter: its fixed memory, the ids it holds, and records checked by exact look-up. */
   dedup: { bytes: number; ids: number; windowStart: number; exactChecks: number };
 }
@@ -468,6 +470,8 @@ export interface Journal extends JournalView {
   stats(): JournalStats;
   /** Runs a WAL checkpoint (TRUNCATE), so the -wal file stops counting toward size. */
   checkpointWal(): void;
+  /** Sets the bound of SQLite's page cache (JournalOptions.pageCacheKiB) from now on. */
+  setPageCacheKiB(kib: number): void;
 }
 
 /** A typed failure of the journal: disk full, I/O, schema, or corruption. */

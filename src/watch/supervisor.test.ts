@@ -1,4 +1,9 @@
-import { resumePointOf } from "./supervisor";
+import { openJournal } from "../journal";
+import { tempJournalPath } from "../../test/support/journal-fixtures";
+import { RECORDER_JOURNAL_CACHES } from "./recorder";
+import { JournalSink } from "./sink";
+import { bigClusterTuning, resumePointOf } from "./supervisor";
+import { EngineOptionsSchema } from "./types";
 
 describe("resumePointOf", () => {
   const info = {
@@ -45,5 +50,23 @@ describe("resumePointOf", () => {
     expect(
       resumePointOf({ ...info, lastObservedAt: t, baselinePresent: false }).downSince,
     ).toBeNull();
+  });
+});
+
+describe("bigClusterTuning", () => {
+  it("grows the recorder's small page cache once a big cluster is listed, so its indexes stay cached", () => {
+    const tmp = tempJournalPath("krply-big-cluster-");
+    const journal = openJournal(tmp.path, { ...RECORDER_JOURNAL_CACHES });
+    try {
+      const options = EngineOptionsSchema.parse({});
+      expect(journal.stats().pageCacheKiB).toBe(RECORDER_JOURNAL_CACHES.pageCacheKiB);
+      const sink = new JournalSink(journal, { capacity: 10, maxBatch: 10 });
+      bigClusterTuning(sink, journal, options)();
+      expect(options.bigClusterPageCacheKiB).toBeGreaterThan(RECORDER_JOURNAL_CACHES.pageCacheKiB);
+      expect(journal.stats().pageCacheKiB).toBe(options.bigClusterPageCacheKiB);
+    } finally {
+      journal.close();
+      tmp.cleanup();
+    }
   });
 });

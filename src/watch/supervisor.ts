@@ -42,6 +42,22 @@ export function resumePointOf(
   };
 }
 
+/**
+ * What the recorder changes once it has listed a big cluster (HeapTrimmer's onBigCluster): its event
+ * rate, not its memory, sets the bar from then on. Commits share an fsync (commitEveryMs), and the
+ * journal's page cache grows to bigClusterPageCacheKiB, so the indexes every event looks up stay in it.
+ */
+export function bigClusterTuning(
+  sink: JournalSink,
+  journal: Journal,
+  options: EngineOptions,
+): () => void {
+  return () => {
+    sink.commitEvery(options.commitEveryMs);
+    journal.setPageCacheKiB(options.bigClusterPageCacheKiB);
+  };
+}
+
 /** Runs every stream of one cluster against one journal and reports their health. */
 export class Supervisor {
   readonly metrics: RecorderMetrics;
@@ -91,9 +107,10 @@ export class Supervisor {
       log: logger("watch"),
       options,
       random: o.random ?? Math.random,
-      // A big cluster's event rate, not its memory, sets the bar: commits share an fsync from then on.
-      trimmer: new HeapTrimmer(TRIM_EVERY_BYTES, undefined, () =>
-        this.sink.commitEvery(options.commitEveryMs),
+      trimmer: new HeapTrimmer(
+        TRIM_EVERY_BYTES,
+        undefined,
+        bigClusterTuning(this.sink, o.journal, options),
       ),
     };
     this.gauges = setInterval(() => this.updateGauges(), 5000);
