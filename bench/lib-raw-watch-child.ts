@@ -57,13 +57,17 @@ function once(f: () => void): () => void {
 
 async function main(): Promise<void> {
   const [kubeconfig, ...paths] = process.argv.slice(2);
-  const client = await KubeClient.create(loadKubeConfig({ kubeconfig }));
   let waiting = paths.length;
   // "ready" once every watch has its answer: writes acknowledged from now on are all seen.
   const opened = () => {
     if (--waiting === 0) process.stdout.write("ready\n");
   };
-  await Promise.all(paths.map(p => follow(client, p, once(opened))));
+  // A client (a connection) per collection: a stall of one stream cannot hold up the other's.
+  await Promise.all(
+    paths.map(async p =>
+      follow(await KubeClient.create(loadKubeConfig({ kubeconfig })), p, once(opened)),
+    ),
+  );
 }
 
 main().catch((err: unknown) => {

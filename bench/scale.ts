@@ -135,10 +135,10 @@ export async function main(args: string[]): Promise<void> {
     // 5. Writes while recording with the raw client beside it: rate and lag (ack to durable
     // checkpoint). The raw client, in its own process, stamps when each written RV arrives: the
     // lag splits into the server's delivery and what the recorder adds after it.
+    await compact();
     const raw = await startRawWatch(server.kubeconfigs.admin, collections);
     cleanups.push(() => raw.stop());
     const both = { ...server0, raw: raw.pid, recorder: pid };
-    await compact();
     const measureFrom = Date.now();
     const meter = cpuMeter(both);
     const lag = trackLag(() => journalState(store), raw.arrivals);
