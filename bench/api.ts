@@ -225,8 +225,9 @@ export async function main(args: string[]): Promise<void> {
   const historyOf = (i: number) =>
     `/v1/objects/deployment/app-${i}/history?namespace=ns-${Math.floor(i / PER_NS)}`;
   const history = names.map(historyOf);
-  // Every object: far more distinct pages than the sidecar's answer cache holds (32 MiB, about 300
-  // pages of 100 versions), so this run shows the history route without the cache's help.
+  // Every object: far more distinct pages than the sidecar's answer cache holds (40 MiB for history
+  // and events pages together, about 360 pages of 100 versions), so this run shows the history route
+  // without the cache's help.
   const historyAll = Array.from({ length: objects }, (_, i) => historyOf(i));
 
   // Events pages start at random places of the journal: cursors made here, as the server makes them.

@@ -48,7 +48,7 @@ describe("loadConfig", () => {
         workers: 2,
         queryTimeoutMs: 15_000,
         maxQueue: 256,
-        answerCacheMiB: 32,
+        answerCacheMiB: 40,
         maxBodyBytes: 65_536,
         shutdownGraceMs: 20_000,
       },

@@ -264,7 +264,7 @@ const fields = {
         "is replaced) and the caller gets a 503.",
     ),
   KRPLY_API_ANSWER_CACHE_MIB: wholeNumber(0, 4096)
-    .prefault("32")
+    .prefault("40")
     .describe(
       "MiB of answers the sidecar keeps as JSON for questions asked again, one budget for history " +
         "pages (each dropped as soon as its object gains a record or its streams' coverage changes) " +
