@@ -179,12 +179,17 @@ export function reportRates(
     `${window.rate.toFixed(0)}/s`,
     "recorder + raw client, lag window",
   );
-  const r = window.rate / ceiling.rate;
-  row("write rate / ceiling", r.toFixed(3), verdict(r >= 0.95, ">= 0.95"));
-  const alone = recOnly.rate / ceiling.rate;
-  row("write rate / ceiling, recorder only", alone.toFixed(3), verdict(alone >= 0.95, ">= 0.95"));
-  const iso = window.rate / rawOnly.rate;
-  row("recording / raw client only", iso.toFixed(3), verdict(iso >= 0.95, ">= 0.95"));
+  // The same ratio had our processes got the same CPU in both phases (lossBreakdown): the CPU per
+  // write of the base over the phase's. Load that moves between phases does not move it.
+  const equal = (base: Phase, p: Phase) =>
+    `${(ours(base) / base.writes / (ours(p) / p.writes)).toFixed(3)} at equal CPU`;
+  const ratio = (k: string, p: Phase, base: Phase) => {
+    const r = p.rate / base.rate;
+    row(k, r.toFixed(3), `${verdict(r >= 0.95, ">= 0.95")}   (${equal(base, p)})`);
+  };
+  ratio("write rate / ceiling", window, ceiling);
+  ratio("write rate / ceiling, recorder only", recOnly, ceiling);
+  ratio("recording / raw client only", window, rawOnly);
   for (const p of [rawOnly, recOnly, window])
     console.log(`  rate lost, ${p.name}: ${lossLine(ceiling, p)}`);
   const perWrite = (p: Phase) => (p.cpu.recorder * 1000) / p.writes;
