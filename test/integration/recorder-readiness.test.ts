@@ -9,6 +9,7 @@ import { clusterIdentity } from "../../src/watch/cluster-identity";
 import { Recorder, type RecorderConfig } from "../../src/watch/recorder";
 import { sharedApiServer } from "../apiserver/shared";
 import { tempJournalPath } from "../support/journal-fixtures";
+import { getOnce } from "../support/net";
 import { cmKey, fastEngine } from "./recorder-support";
 import { ensureNamespace } from "./recorder-workload";
 
@@ -39,13 +40,13 @@ async function probe(
   server: MetricsServer,
   path = "/readyz",
 ): Promise<{ code: number; body: Health }> {
-  const res = await fetch(`http://127.0.0.1:${server.port}${path}`);
-  return { code: res.status, body: (await res.json()) as Health };
+  const res = await getOnce(`http://127.0.0.1:${server.port}${path}`);
+  return { code: res.status, body: JSON.parse(res.text) as Health };
 }
 
 /** krply_recorder_ready as a scraper reads it from /metrics on the same port. */
 async function readyGauge(server: MetricsServer): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+  const { text } = await getOnce(`http://127.0.0.1:${server.port}/metrics`);
   const line = text.split("\n").find(l => l.startsWith("krply_recorder_ready "));
   if (!line) throw new Error("/metrics has no krply_recorder_ready");
   return Number(line.split(" ")[1]);
