@@ -25,7 +25,16 @@ import { trackLag } from "./lib-lag-tracker";
 import { mem, pct, sleep, slope, verdict } from "./lib-proc";
 import { startRawWatch } from "./lib-raw-watch";
 import { reportLagWindow, reportSoakLag } from "./lib-scale-lag-report";
-import { cpuMeter, cpuTable, phaseOf, reportRates, runPhase, type Pids } from "./lib-scale-phases";
+import {
+  cpuMeter,
+  cpuTable,
+  measureRest,
+  phaseOf,
+  reportRates,
+  runPhase,
+  type Pids,
+  type Rest,
+} from "./lib-scale-phases";
 import { journalState, record, startupOnBigJournal } from "./lib-scale-recorder";
 import { ensureWorkload, GROUP, startWriters, watchCachesReady } from "./lib-scale-workload";
 
@@ -73,8 +82,9 @@ export async function main(args: string[]): Promise<void> {
     // phase starts compacted, and the soak compacts every 5 minutes; the recorder's durable RV
     // passes the compacted revision within milliseconds, so its next reconnect still resumes.
     const compact = () => server.compact();
+    let rest: Rest = { server: 0, bench: 0 };
     const phase = (name: string, pids: Pids, seed: number, seconds = ceilingS) =>
-      runPhase(name, pids, { admin, targets, writers, seed, seconds, compact });
+      runPhase(name, pids, rest, { admin, targets, writers, seed, seconds, compact });
     const collections = ["/api/v1/configmaps", `/apis/${GROUP}/v1/widgets`];
     const server0 = { server: server.info.pid };
 
@@ -82,6 +92,8 @@ export async function main(args: string[]): Promise<void> {
     if (startupRecords >= 1000)
       await startupOnBigJournal(runner, server.kubeconfigs.admin, startupRecords, row);
     await watchCachesReady(admin, collections);
+    await compact();
+    rest = await measureRest(server0, 10);
     // 2. The harness's own ceiling: the same writers, nobody watching. Then the same with only the
     // raw watch client watching: what serving one plain watcher (and the client's CPU) costs.
     const ceiling = await phase("no watch (ceiling)", server0, 1);
@@ -144,10 +156,10 @@ export async function main(args: string[]): Promise<void> {
     const lag = trackLag(() => journalState(store), raw.arrivals);
     const loaded = startWriters(admin, targets, writers, 1000, a => lag.track(a));
     await sleep(measureS * 1000);
-    const window = phaseOf("recorder + raw (lag window)", await loaded.stop(), meter.stop());
+    const window = phaseOf("recorder + raw (lag window)", await loaded.stop(), meter.stop(), rest);
     const measureTo = Date.now();
     const lagResult = await lag.finish();
-    reportRates(row, ceiling, rawOnly, recOnly, window);
+    row("write rate while recording", `${window.rate.toFixed(0)}/s`, "recorder + raw client");
     reportLagWindow(row, lagResult, raw.arrivals, {
       from: measureFrom,
       to: measureTo,
@@ -172,7 +184,7 @@ export async function main(args: string[]): Promise<void> {
         console.log(`  minute ${String(i).padStart(2)}: RSS ${r.toFixed(1)} MiB`);
         if (i % 5 === 0) await server.compact();
       }
-      const s = phaseOf("soak (recorder + raw)", await soak.stop(), soakMeter.stop());
+      const s = phaseOf("soak (recorder + raw)", await soak.stop(), soakMeter.stop(), rest);
       phases.push(s);
       soakWrites = s.writes;
       const sl = await soakLag.finish();
@@ -211,15 +223,22 @@ export async function main(args: string[]): Promise<void> {
     await new Promise(r => child!.once("exit", r));
     child = null;
 
-    // 7. The ceiling once more, nobody watching: how far the machine's load moved during the run.
+    // 7. The first two phases once more, in the mirror order: how far the machine's load moved during
+    // the run. A ratio is met only against both of its bases, so a load that eases after the first
+    // ceiling cannot pass it.
+    const raw2 = await startRawWatch(server.kubeconfigs.admin, collections);
+    cleanups.push(() => raw2.stop());
+    const rawAfter = await phase("raw watch client only, after", { ...server0, raw: raw2.pid }, 5);
+    await raw2.stop();
     const after = await phase("no watch, after", server0, 4);
-    phases.push(after);
+    phases.push(rawAfter, after);
     row(
       "harness write ceiling, after",
       `${after.rate.toFixed(0)}/s`,
       `${(after.rate / ceiling.rate).toFixed(3)} of the first: the load moved by that much`,
     );
-    for (const line of cpuTable(phases)) console.log(line);
+    reportRates(row, [ceiling, after], [rawOnly, rawAfter], recOnly, window);
+    for (const line of cpuTable(phases, rest)) console.log(line);
     const j = openJournal(store);
     const st = j.stats();
     const bytes = j.sizeBytes();
