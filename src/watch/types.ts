@@ -31,8 +31,9 @@ export const EngineOptionsSchema = z.object({
    * SQLite's page cache of the recorder's journal (KiB) once it has listed OPTIMIZE_AFTER_BYTES; before
    * that the recorder keeps RECORDER_JOURNAL_CACHES' small one. Every event of a big cluster looks up
    * its object's identity and newest version in indexes spread over the whole file, and often reads
-   * its base keyframe: with 8 MiB cached those pages were read back from the OS again and again, and
-   * the recorder of 150k objects spent 2.5 to 4 times the CPU per event (docs/benchmarks.md, scale).
+   * its base keyframe; with 8 MiB cached those pages are read back from the OS again and again. On a
+   * busy host (load 8-13) that cost a recorder of 150k objects 2.5 to 4 times the CPU per event of
+   * one with 16-32 MiB beside it; on a quiet host the two cost the same (docs/benchmarks.md, scale).
    */
   bigClusterPageCacheKiB: z.number().int().positive().default(32_768),
 });
