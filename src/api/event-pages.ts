@@ -17,8 +17,6 @@ interface Kept {
  */
 export class PageCache {
   private readonly shelf: Shelf<Kept>;
-  hits = 0;
-  misses = 0;
 
   constructor(
     budget: KeptBytes,
@@ -33,11 +31,9 @@ export class PageCache {
     const kept = this.shelf.get(key);
     if (!kept || kept.removals !== removals) {
       if (kept) this.shelf.delete(key);
-      this.misses++;
       this.seen(kept ? "stale" : "miss");
       return undefined;
     }
-    this.hits++;
     this.seen("hit");
     return kept.json;
   }

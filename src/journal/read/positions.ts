@@ -20,12 +20,29 @@ export function rowOfPosition(pos: ObjectPosition): RecordRow {
   return row;
 }
 
-/** Made once: a snapshot asks for every object, and a template per call is a string per object. */
-const LATEST_AT_TIME = `SELECT ${ROW_COLS} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`;
+/** The newest row of an object observed at or before a time, read with the given columns. */
+const newestAtTime = (cols: string) =>
+  `SELECT ${cols} FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`;
 
-/** An object's newest record observed at or before a time. */
-export function latestAtTime(store: Store, objectId: number, atMs: number): RecordRow | undefined {
-  const stmt = store.sql.prep(LATEST_AT_TIME);
+// Made once: a snapshot asks for every object, and a template per call is a string per object.
+const LATEST_AT_TIME = newestAtTime(ROW_COLS);
+
+/**
+ * What a position reads when nobody decodes its object (positionsPage: a count, each stream's
+ * watermark): no body, ids, hash or base, and meta only where absenceOf reads it (baseline rows).
+ * A snapshot of 10k objects read every body as a Buffer of its own, most of its allocation.
+ */
+const HEADER_AT_TIME = newestAtTime(
+  `seq, NULL AS event_id, type, stream, object, observed_at, watch, rv, flags, NULL AS hash, CASE WHEN type=${BASELINE} THEN meta END AS meta, NULL AS body, NULL AS base`,
+);
+
+function rowAtTime(
+  store: Store,
+  sql: string,
+  objectId: number,
+  atMs: number,
+): RecordRow | undefined {
+  const stmt = store.sql.prep(sql);
   return store.buckets.newest(
     Number.MAX_SAFE_INTEGER,
     b => stmt.get(b, objectId, atMs) as RecordRow | undefined,
@@ -33,12 +50,10 @@ export function latestAtTime(store: Store, objectId: number, atMs: number): Reco
   );
 }
 
-/**
- * What a position reads when nobody decodes its object (positionsPage: a count, each stream's
- * watermark): no body, ids, hash or base, and meta only where absenceOf reads it (baseline rows).
- * A snapshot of 10k objects read every body as a Buffer of its own, most of its allocation.
- */
-const HEADER_AT_TIME = `SELECT seq, NULL AS event_id, type, stream, object, observed_at, watch, rv, flags, NULL AS hash, CASE WHEN type=${BASELINE} THEN meta END AS meta, NULL AS body, NULL AS base FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND observed_at<=? ORDER BY seq DESC LIMIT 1`;
+/** An object's newest record observed at or before a time. */
+export function latestAtTime(store: Store, objectId: number, atMs: number): RecordRow | undefined {
+  return rowAtTime(store, LATEST_AT_TIME, objectId, atMs);
+}
 
 /** latestAtTime without what only decoding the object needs (HEADER_AT_TIME). */
 export function latestHeaderAtTime(
@@ -46,12 +61,7 @@ export function latestHeaderAtTime(
   objectId: number,
   atMs: number,
 ): RecordRow | undefined {
-  const stmt = store.sql.prep(HEADER_AT_TIME);
-  return store.buckets.newest(
-    Number.MAX_SAFE_INTEGER,
-    b => stmt.get(b, objectId, atMs) as RecordRow | undefined,
-    atMs,
-  );
+  return rowAtTime(store, HEADER_AT_TIME, objectId, atMs);
 }
 
 function listOf(row: RecordRow): string | undefined {
