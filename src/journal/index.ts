@@ -14,3 +14,5 @@ export { isRecordFault } from "./errors";
 export { CONNECTION_DEFAULTS } from "./store/connection";
 // The native addon the image builds (KRPLY_SQLITE_BINDING), set once per process and worker thread.
 export { nativeBindingInUse, useNativeBinding } from "./store/connection";
+// bench/diff.ts times the append's diff of a version against its keyframe on its own.
+export { diffTuplesOmittingRv as diffAgainstKeyframe } from "./codec/delta";
