@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { sharedApiServer } from "../apiserver/shared";
 import { groupMembers } from "../../scripts/demo/children";
 import { EXAMPLES, buildCli, commandLine, runExample } from "../../scripts/demo/examples";
-import { peprPortAnswers } from "../../scripts/demo/module";
+import { PEPR_WEBHOOK_PATHS, peprPortAnswers } from "../../scripts/demo/module";
 import { httpStatus } from "../../scripts/demo/sidecar";
 import { acquirePeprDevLock } from "../support/pepr-dev-lock";
 
@@ -157,14 +157,16 @@ describe("npm run demo against a reachable context (the shared API server)", () 
     // The sidecar serves the journal; the module's webhooks are registered while it runs.
     const apiUrl = field(out, /query sidecar: (http:\/\/127\.0\.0\.1:\d+)/);
     expect(await httpStatus(`${apiUrl}/v1/status`)).toBe(200);
-    const hook = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/pepr-krply";
-    expect((await api.request("admin", "GET", hook)).status).toBe(200);
+    const hookStatuses = () =>
+      Promise.all(PEPR_WEBHOOK_PATHS.map(async p => (await api.request("admin", "GET", p)).status));
+    expect(await hookStatuses()).toEqual([200, 200]);
     expect(await peprPortAnswers()).toBe(true);
 
     await interruptAndCheck(run);
     expect(await httpStatus(`${apiUrl}/v1/health`)).toBe(0);
     expect(await peprPortAnswers()).toBe(false);
-    expect((await api.request("admin", "GET", hook)).status).toBe(404);
+    // Both configurations are gone: one left behind would refuse the later test files' writes.
+    expect(await hookStatuses()).toEqual([404, 404]);
   }, 720_000);
 });
 

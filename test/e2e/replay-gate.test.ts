@@ -20,7 +20,13 @@ import {
   type ReplayPlan,
 } from "../../src/replay";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
-import { peprPortAnswers, removeStage, stageModule } from "../../scripts/demo/module";
+import { stopGroup } from "../../scripts/demo/children";
+import {
+  PEPR_WEBHOOK_PATHS,
+  peprPortAnswers,
+  removeStage,
+  stageModule,
+} from "../../scripts/demo/module";
 import { acquirePeprDevLock } from "../support/pepr-dev-lock";
 import { clusterRoleGrant } from "../support/rbac";
 import { waitFor } from "../support/wait";
@@ -114,26 +120,36 @@ const stage = join(root, "test-results", `pepr-dev-${run}`);
 let dev: ChildProcess | undefined;
 let devLog = "";
 
+/**
+ * Ends `pepr dev` and takes its webhooks off the shared API server. Under pepr dev they have failurePolicy
+ * Fail and no objectSelector, so a configuration left behind (or one the API server still calls) would
+ * refuse every later core or apps write of the test files that follow.
+ */
 async function stopDev(): Promise<void> {
+  // The configurations go first, while the module still answers: no write meets a dead webhook.
+  for (const path of PEPR_WEBHOOK_PATHS) {
+    await waitFor(`DELETE ${path} to answer 200 or 404`, async () => {
+      const res = await api.request("admin", "DELETE", path);
+      if (res.status === 200 || res.status === 404) return true;
+      throw new Error(`HTTP ${res.status}: ${res.text}`);
+    });
+  }
   const child = dev;
   dev = undefined;
-  if (child?.pid && child.exitCode === null) {
-    const exited = new Promise(r => child.once("exit", r));
-    // pepr dev forks the module; its own group holds both, so both end.
-    process.kill(-child.pid, "SIGTERM");
-    const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  // Without the module the webhooks (failurePolicy Fail, no objectSelector under pepr dev) would refuse
-  // every later write to the shared API server.
-  for (const kind of ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"]) {
-    await api.request(
+  // pepr dev forks the module (and esbuild); its own process group holds them all, and all of them end.
+  if (child?.pid) await stopGroup(child.pid, 10_000);
+  // The API server learns of the deletion from a watch: once a write passes with the module gone, it no
+  // longer calls the webhooks.
+  await waitFor("a core write to pass with pepr dev stopped", async () => {
+    const res = await api.request(
       "admin",
-      "DELETE",
-      `/apis/admissionregistration.k8s.io/v1/${kind}/pepr-krply`,
+      "POST",
+      `/api/v1/namespaces/${ns}/configmaps?dryRun=All`,
+      configMap("after-pepr-dev", {}),
     );
-  }
+    if (res.status === 201) return true;
+    throw new Error(`HTTP ${res.status}: ${res.text}`);
+  });
 }
 
 let releaseLock: (() => void) | undefined;
