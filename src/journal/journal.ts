@@ -9,7 +9,8 @@ import { salvageInto } from "./maintain/salvage";
 import { RecorderLease, type RecorderLeaseOptions } from "./write/lease";
 import { FULL_DISK_STEP, Retention } from "./maintain/retention";
 import { SqliteView } from "./read/view";
-import { LruCache, type CachedVersion, type KeyframePosition } from "./store/cache";
+import { LruCache, type CachedVersion } from "./store/cache";
+import { KeyframeTable } from "./store/keyframe-table";
 import { connect, CONNECTION_DEFAULTS } from "./store/connection";
 import { packId, typeCode } from "./store/rows";
 import { Store } from "./store/store";
@@ -44,10 +45,6 @@ export const DEFAULTS = {
   lastVersionCacheSize: 10_000,
   deflateMinBytes: 384,
 };
-
-// Bounds of the evicted-keyframe position cache: entries are a few dozen bytes each.
-const POSITIONS_MIN = 65_536;
-const POSITIONS_PER_CACHED = 16;
 
 /** Runs the open check the caller asked for; a journal that fails it is not used. */
 function check(
@@ -104,17 +101,12 @@ class SqliteJournal extends SqliteView implements Journal {
     };
     this.st = writerStatements(db);
     const cacheSize = options.lastVersionCacheSize ?? DEFAULTS.lastVersionCacheSize;
-    // An evicted keyframe leaves its position behind (three numbers, not the object), so the
-    // miss that brings it back reads the keyframe row directly instead of searching for it.
-    const positions = new LruCache<number, KeyframePosition>(
-      Math.max(POSITIONS_MIN, cacheSize * POSITIONS_PER_CACHED),
-    );
     this.w = {
       store: this.store,
-      cache: new LruCache<number, CachedVersion>(cacheSize, (id, v) =>
-        positions.set(id, { seq: v.seq, chainLen: v.chainLen, keyframeBytes: v.keyframeBytes }),
-      ),
-      positions,
+      cache: new LruCache<number, CachedVersion>(cacheSize),
+      // Every stored object's keyframe position (three numbers, not the object), so the miss that
+      // brings an object back reads its keyframe row directly instead of searching for it.
+      positions: new KeyframeTable(),
       policy,
       codec,
       ids: loadDedupWindow(db, this.maxSeq() + 1, options.dedupWindow),
@@ -212,7 +204,10 @@ class SqliteJournal extends SqliteView implements Journal {
     this.wrote();
     w.nextSeq = out.nextSeq;
     w.duplicates += out.duplicates;
-    for (const [id, v] of out.pending) w.cache.set(id, v);
+    for (const [id, v] of out.pending) {
+      w.cache.set(id, v);
+      w.positions.set(id, v);
+    }
     for (const [stream, seq] of out.resumes) w.ids.checkpointAt(stream, seq);
     // The batch is durable now; a prune that fails is retried after a later batch, never fails this one.
     if (this.retention?.due()) {
@@ -310,6 +305,7 @@ class SqliteJournal extends SqliteView implements Journal {
       records: this.recordCount(),
       budgetBytes: this.retention?.budgetBytes ?? null,
       pageCacheKiB: this.pageCacheKiB(),
+      identities: this.store.registry.identityCache(),
       dedup: {
         bytes: ids.bytes,
         ids: ids.size,
@@ -327,6 +323,11 @@ class SqliteJournal extends SqliteView implements Journal {
   setPageCacheKiB(kib: number): void {
     this.open();
     this.db.pragma(`cache_size = -${Math.max(1, Math.floor(kib))}`);
+  }
+
+  setIdentityCacheSize(entries: number): void {
+    this.open();
+    this.store.registry.setIdentityCacheSize(entries);
   }
 
   private pageCacheKiB(): number {

@@ -66,6 +66,8 @@ export interface JournalStats {
   budgetBytes: number | null;
   /** The bound of SQLite's page cache of this connection, KiB. */
   pageCacheKiB: number;
+  /** Object identities the writer keeps mapped to their ids: how many now, and its bound. */
+  identities: { cached: number; capacity: number };
   /** The dedup filter: its fixed memory, the ids it holds, and records checked by exact look-up. */
   dedup: { bytes: number; ids: number; windowStart: number; exactChecks: number };
 }
@@ -472,6 +474,11 @@ export interface Journal extends JournalView {
   checkpointWal(): void;
   /** Sets the bound of SQLite's page cache (JournalOptions.pageCacheKiB) from now on. */
   setPageCacheKiB(kib: number): void;
+  /**
+   * Sets how many object identities (cluster, group, kind, namespace, name) the writer keeps mapped
+   * to their ids (default 50,000) from now on; past it the map starts over and ids are read back.
+   */
+  setIdentityCacheSize(entries: number): void;
 }
 
 /** A typed failure of the journal: disk full, I/O, schema, or corruption. */

@@ -54,16 +54,20 @@ describe("resumePointOf", () => {
 });
 
 describe("bigClusterTuning", () => {
-  it("grows the recorder's small page cache once a big cluster is listed, so its indexes stay cached", () => {
+  it("grows the recorder's page cache and identity map once a big cluster is listed, so its indexes and ids stay cached", () => {
     const tmp = tempJournalPath("krply-big-cluster-");
     const journal = openJournal(tmp.path, { ...RECORDER_JOURNAL_CACHES });
     try {
       const options = EngineOptionsSchema.parse({});
       expect(journal.stats().pageCacheKiB).toBe(RECORDER_JOURNAL_CACHES.pageCacheKiB);
+      expect(journal.stats().identities.capacity).toBeLessThan(options.bigClusterIdentities);
       const sink = new JournalSink(journal, { capacity: 10, maxBatch: 10 });
       bigClusterTuning(sink, journal, options)();
       expect(options.bigClusterPageCacheKiB).toBeGreaterThan(RECORDER_JOURNAL_CACHES.pageCacheKiB);
       expect(journal.stats().pageCacheKiB).toBe(options.bigClusterPageCacheKiB);
+      // Every object of the cluster keeps its identity's id in memory.
+      expect(journal.stats().identities.capacity).toBe(options.bigClusterIdentities);
+      expect(options.bigClusterIdentities).toBeGreaterThanOrEqual(150_000);
     } finally {
       journal.close();
       tmp.cleanup();

@@ -44,8 +44,9 @@ export function resumePointOf(
 
 /**
  * What the recorder changes once it has listed a big cluster (HeapTrimmer's onBigCluster): its event
- * rate, not its memory, sets the bar from then on. Commits share an fsync (commitEveryMs), and the
- * journal's page cache grows to bigClusterPageCacheKiB, so the indexes every event looks up stay in it.
+ * rate, not its memory, sets the bar from then on. Commits share an fsync (commitEveryMs), the
+ * journal's page cache grows to bigClusterPageCacheKiB, so the indexes every event looks up stay in
+ * it, and its identity map to bigClusterIdentities, so an event finds its object's id without a read.
  */
 export function bigClusterTuning(
   sink: JournalSink,
@@ -55,6 +56,7 @@ export function bigClusterTuning(
   return () => {
     sink.commitEvery(options.commitEveryMs);
     journal.setPageCacheKiB(options.bigClusterPageCacheKiB);
+    journal.setIdentityCacheSize(options.bigClusterIdentities);
   };
 }
 

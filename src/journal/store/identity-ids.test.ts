@@ -30,4 +30,15 @@ describe("IdentityIds", () => {
     expect(ids.get("c", "", "Pod", "ns", "p0")).toBeUndefined();
     expect(ids.get("c", "", "Pod", "ns", "p3")).toBe(3);
   });
+
+  it("keeps what it holds when its bound is raised, and starts over at the new one", () => {
+    const ids = new IdentityIds(2);
+    ids.set("c", "", "Pod", "ns", "p0", 0);
+    ids.set("c", "", "Pod", "ns", "p1", 1);
+    ids.capacity = 3;
+    ids.set("c", "", "Pod", "ns", "p2", 2);
+    expect([0, 1, 2].map(i => ids.get("c", "", "Pod", "ns", `p${i}`))).toEqual([0, 1, 2]);
+    ids.set("c", "", "Pod", "ns", "p3", 3);
+    expect(ids.size).toBe(1);
+  });
 });

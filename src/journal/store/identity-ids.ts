@@ -10,7 +10,12 @@ export class IdentityIds {
   private readonly root: Level<Level<Level<Level<Names>>>> = new Map();
   private count = 0;
 
-  constructor(private readonly capacity: number) {}
+  /** Entries kept before the map starts over; may change at any time. */
+  capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
 
   /** The cached id, or undefined. */
   get(cluster: string, group: string, kind: string, ns: string, name: string): number | undefined {

@@ -194,6 +194,16 @@ export class Registry {
     this.objectRows.set(row.id, row);
   }
 
+  /** Identities findObject has mapped to their ids, and how many it keeps at most. */
+  identityCache(): { cached: number; capacity: number } {
+    return { cached: this.objectIds.size, capacity: this.objectIds.capacity };
+  }
+
+  /** Sets how many identities findObject keeps mapped to their ids (IdentityIds' capacity). */
+  setIdentityCacheSize(entries: number): void {
+    this.objectIds.capacity = Math.max(1, Math.floor(entries));
+  }
+
   /** Forgets cached object ids, since a rolled-back transaction may have created some. */
   forgetObjects(): void {
     this.objectIds.clear();

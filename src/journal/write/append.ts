@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { streamIdOf } from "../../event";
-import type { CachedVersion, KeyframePosition, LruCache } from "../store/cache";
+import type { CachedVersion, LruCache } from "../store/cache";
+import type { KeyframeTable } from "../store/keyframe-table";
 import type { DedupWindow } from "./dedup";
 import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "../codec/codec";
 import type { RedactPolicy } from "./redact";
@@ -13,8 +14,8 @@ import { JournalError, type AppendBatch, type AppendResult } from "../types";
 export interface WriterState {
   store: Store;
   cache: LruCache<number, CachedVersion>;
-  /** Keyframe positions of objects the cache pushed out. */
-  positions: LruCache<number, KeyframePosition>;
+  /** The keyframe position of every object stored since the writer opened (or last forgot). */
+  positions: KeyframeTable;
   policy: RedactPolicy;
   codec: CodecOptions;
   /** Ids of the newest object records, so a new record rarely needs a look-up to rule out a copy. */
@@ -231,10 +232,7 @@ export function appendInTxn(
 
 /** The keyframe to diff against after a cache miss, found by its remembered position when there is one. */
 function baseFromDisk(w: WriterState, objectId: number): CachedVersion | null {
-  const known = w.positions.get(objectId);
-  // Once this batch commits, the cache holds the object again and this entry would go stale.
-  if (known) w.positions.delete(objectId);
-  return w.store.versions.currentBase(objectId, known);
+  return w.store.versions.currentBase(objectId, w.positions.get(objectId));
 }
 
 // How far back a checkpoint may name an object RV that is neither in its batch nor a control row.
