@@ -85,6 +85,8 @@ export class Retention {
   /** The byte budget this journal runs with (null: none). */
   readonly budgetBytes: number | null;
   private lastAgeCheck = 0;
+  /** Pages in use; prepared once, as due() runs after every commit (db.pragma() prepares per call). */
+  private readonly pageCounts: Database.Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -94,6 +96,11 @@ export class Retention {
     private readonly codec: CodecOptions,
   ) {
     this.pageSize = db.pragma("page_size", { simple: true }) as number;
+    this.pageCounts = db
+      .prepare(
+        "SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count())",
+      )
+      .pluck();
     this.capPages = null;
     const maxBytes = byteBudget(opts, path);
     this.budgetBytes = maxBytes ?? null;
@@ -161,9 +168,7 @@ export class Retention {
   }
 
   private usedPages(): number {
-    const pages = this.db.pragma("page_count", { simple: true }) as number;
-    const free = this.db.pragma("freelist_count", { simple: true }) as number;
-    return pages - free;
+    return this.pageCounts.get() as number;
   }
 
   /** Cheap check after each commit: over the high-water mark, or (once a minute) past max age. */
