@@ -24,9 +24,11 @@ export const EngineOptionsSchema = z.object({
    * nothing waits in memory. Every commit writes its pages to the WAL and waits for an fsync on the
    * event loop; at a big cluster's write rate, one commit per event cost 30% more CPU per event and
    * left the loop waiting on fsyncs, so a slow disk held every stream back (docs/benchmarks.md,
-   * scale). A lone event after a quiet spell still commits at once.
+   * scale). A lone event after a quiet spell still commits at once. Every 100 ms rather than 50: each
+   * commit rewrites the index pages its events share, and at 200 writes/s the recorder spent 9% less
+   * CPU per event, for at most 50 ms more lag (docs/benchmarks.md, scale, 2026-12-02 session 12).
    */
-  commitEveryMs: z.number().int().nonnegative().default(50),
+  commitEveryMs: z.number().int().nonnegative().default(100),
   /**
    * SQLite's page cache of the recorder's journal (KiB) once it has listed OPTIMIZE_AFTER_BYTES; before
    * that the recorder keeps RECORDER_JOURNAL_CACHES' small one. Every event of a big cluster looks up
