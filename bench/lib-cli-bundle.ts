@@ -5,11 +5,18 @@ import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** Builds the shipped CLI into the repo's dist/ (so node_modules resolve); returns its runner. */
-export function shippedCli(): { runner: string; cleanup: () => void } {
+/**
+ * Builds the shipped CLI into the repo's dist/ (so node_modules resolve); returns its runner. With
+ * `names`, functions keep their names, for a CPU profile (the same code otherwise).
+ */
+export function shippedCli(opts: { names?: boolean } = {}): {
+  runner: string;
+  cleanup: () => void;
+} {
   const root = join(__dirname, "..");
   const out = join(root, "dist", `bench-cli-${process.pid}`);
-  execFileSync(process.execPath, [join(root, "scripts", "build-cli.mjs"), out], {
+  const script = join(root, "scripts", "build-cli.mjs");
+  execFileSync(process.execPath, [script, out, ...(opts.names ? ["--names"] : [])], {
     stdio: "inherit",
   });
   const runner = join(out, "run.mjs");

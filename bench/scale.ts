@@ -73,7 +73,7 @@ export async function main(args: string[]): Promise<void> {
   const cleanups: (() => unknown)[] = [];
   try {
     const targets = await ensureWorkload(admin, objects, namespaces, crShare, "scale");
-    const cli = shippedCli();
+    const cli = shippedCli({ names: cpuProf !== undefined });
     cleanups.push(cli.cleanup);
     const runner = cli.runner;
     // The harness leaves compaction to its users, and every write of a run is a new etcd revision

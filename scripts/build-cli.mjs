@@ -9,10 +9,14 @@ import { createHash } from "node:crypto";
 import { basename, join, relative, resolve } from "node:path";
 import { build, transform } from "esbuild";
 
-// `node scripts/build-cli.mjs [OUTDIR]`; tests build into a temp folder so parallel runs never race.
+// `node scripts/build-cli.mjs [OUTDIR] [--names]`; tests build into a temp folder so parallel runs
+// never race. --names keeps function names (a CPU profile of a benchmark's `krply record` is read by
+// them); the code is otherwise the same.
 const here = import.meta.dirname ?? new URL(".", import.meta.url).pathname;
 const root = join(here, "..");
-const out = process.argv[2] ? resolve(process.argv[2]) : join(root, "dist", "cli");
+const args = process.argv.slice(2);
+const outArg = args.find(a => !a.startsWith("--"));
+const out = outArg ? resolve(outArg) : join(root, "dist", "cli");
 // Every chunk is written wrapped in the function src/cli/code-cache.ts runs it as (CHUNK_HEAD there);
 // its import() calls go to the importer that function takes.
 const IMPORT_PARAM = "__krplyImport";
@@ -38,6 +42,9 @@ const lazyChildProcess = {
   },
 };
 
+const NAMES = args.includes("--names")
+  ? { minify: false, minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: false }
+  : {};
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "chunks"), { recursive: true });
 const split = await build({
@@ -54,6 +61,7 @@ const split = await build({
   plugins: [lazyChildProcess],
   // Smaller chunks load faster at every start; errors never show stack traces anyway.
   minify: true,
+  ...NAMES,
   metafile: true,
   write: false,
   logLevel: "warning",
@@ -79,6 +87,7 @@ for (const file of split.outputFiles) {
     platform: "node",
     target: "node20",
     minify: true,
+    ...NAMES,
     logLevel: "warning",
   });
   if (/(?<![\w$.])import\s*\(|import\.meta/.test(cjs.code)) {
