@@ -90,7 +90,7 @@ describe("JournalSink", () => {
       const pushes: Promise<void>[] = [];
       for (let rv = 1; rv <= 30; rv++) {
         const owner = rv % 3 === 0 ? b : a;
-        pushes.push(sink.push(item(owner, `cm-${rv % 5}`, rv)));
+        pushes.push(Promise.resolve(sink.push(item(owner, `cm-${rv % 5}`, rv))));
       }
       await Promise.all(pushes);
       // Room in the queue is not durability: nothing is written before the flush runs.
@@ -115,7 +115,7 @@ describe("JournalSink", () => {
     it("splits a long queue into transactions of maxBatch records, in push order", async () => {
       const sink = sinkWith({ capacity: 1000, maxBatch: 10 });
       const pushes: Promise<void>[] = [];
-      for (let rv = 1; rv <= 25; rv++) pushes.push(sink.push(item(a, "cm", rv)));
+      for (let rv = 1; rv <= 25; rv++) pushes.push(Promise.resolve(sink.push(item(a, "cm", rv))));
       await Promise.all(pushes);
       await sink.settled(a.streamId);
 
@@ -150,7 +150,7 @@ describe("JournalSink", () => {
         },
       );
       const pushes = [1, 2, 3, 4, 5, 6].map(rv =>
-        sink.push(item(a, "cm", rv)).then(() => log.push(`push ${rv} resolved`)),
+        Promise.resolve(sink.push(item(a, "cm", rv))).then(() => log.push(`push ${rv} resolved`)),
       );
       await Promise.all(pushes);
       await sink.settled(a.streamId);
@@ -170,10 +170,22 @@ describe("JournalSink", () => {
       expect(eventRvs(journal)).toEqual(["1", "2", "3", "4", "5", "6"]);
     });
 
+    it("hands back a promise only while the queue is over capacity", async () => {
+      const sink = sinkWith({ capacity: 2, maxBatch: 100 });
+      // With room, a push costs the stream no promise and no turn of the event loop.
+      expect(sink.push(item(a, "cm", 1))).toBeUndefined();
+      expect(sink.push(item(a, "cm", 2))).toBeUndefined();
+      const full = sink.push(item(a, "cm", 3));
+      expect(full).toBeInstanceOf(Promise);
+      await full;
+      await sink.settled(a.streamId);
+      expect(eventRvs(journal)).toEqual(["1", "2", "3"]);
+    });
+
     it("keeps a single item larger than the capacity waiting until it is committed", async () => {
       const sink = sinkWith({ capacity: 3, maxBatch: 100 });
       let resolved = false;
-      const push = sink.push(item(a, "cm", 1, 2, 3, 4, 5)).then(() => (resolved = true));
+      const push = sink.push(item(a, "cm", 1, 2, 3, 4, 5))!.then(() => (resolved = true));
       // Microtasks and I/O callbacks run, but the flush (setImmediate) has not yet.
       await new Promise(r => process.nextTick(r));
       await Promise.resolve();

@@ -7,7 +7,13 @@ import {
   streamIdOf,
 } from "../event";
 import type { JournalRecord, KubeObject } from "../event";
-import { ApiError, apiErrorFromStatus, NetworkError, toNetworkError } from "../kube/errors";
+import {
+  ApiError,
+  apiErrorFromStatus,
+  NetworkError,
+  toNetworkError,
+  type Status,
+} from "../kube/errors";
 import { randomTimeoutSeconds } from "./backoff";
 import {
   attemptFor,
@@ -217,8 +223,19 @@ export class StreamRunner implements SinkOwner {
     }
   }
 
-  private async push(records: JournalRecord[], checkpointRv?: string, receivedAt = Date.now()) {
-    await this.ctx.sink.push({ owner: this, epoch: this.epoch, records, checkpointRv, receivedAt });
+  /** Queues records; a promise only when the sink is full (JournalSink.push). */
+  private push(
+    records: JournalRecord[],
+    checkpointRv?: string,
+    receivedAt = Date.now(),
+  ): Promise<void> | undefined {
+    return this.ctx.sink.push({
+      owner: this,
+      epoch: this.epoch,
+      records,
+      checkpointRv,
+      receivedAt,
+    });
   }
 
   private async recordGap(reason: string): Promise<void> {
@@ -362,7 +379,9 @@ export class StreamRunner implements SinkOwner {
         clearTimeout(timer); // our own backpressure must not count as silence
         const receivedAt = Date.now();
         for (const line of splitter.push(chunk)) {
-          await this.handleLine(line, receivedAt);
+          // Most lines find room in the sink: no promise to await, no turn of the loop per event.
+          const full = this.handleLine(line, receivedAt);
+          if (full) await full;
           if (this.sinkFailure) throw this.sinkFailure;
         }
         arm();
@@ -382,33 +401,19 @@ export class StreamRunner implements SinkOwner {
     }
   }
 
-  private async handleLine(line: string, receivedAt: number): Promise<void> {
+  /** Queues what one line says; throws when it ends the watch; a promise only when the sink is full. */
+  private handleLine(line: string, receivedAt: number): Promise<void> | undefined {
     const p = parseWatchLine(line);
     switch (p.type) {
       case "malformed":
         this.stats.malformed++;
         this.ctx.metrics.malformed.inc({ stream: this.streamId });
         throw new MalformedLineError(`malformed watch line: ${p.error}`, Buffer.byteLength(line));
-      case "ERROR": {
-        const err = apiErrorFromStatus(p.status, `watch ${this.spec.path}`);
-        this.ctx.metrics.watchErrors.inc({ stream: this.streamId, code: String(err.status) });
-        // A 410 becomes a GAP. Any other ERROR ends the watch mid-stream for a reason the server
-        // chose; the reconnect resumes from the durable RV, but the journal keeps the server's own
-        // words at their place in the stream, so a reader can see where continuity was questioned.
-        if (classify(err).kind !== "gone") {
-          const rec = eventRecord({
-            stream: this.key,
-            watchType: "ERROR",
-            object: { ...p.status, metadata: {} } as KubeObject,
-            observedAt: new Date(receivedAt).toISOString(),
-          });
-          await this.push([rec], undefined, receivedAt);
-        }
-        throw err;
-      }
+      case "ERROR":
+        return this.watchError(p.status, receivedAt);
       case "BOOKMARK":
         this.healthy = true;
-        await this.push(
+        return this.push(
           [
             checkpointRecord({
               stream: this.key,
@@ -420,7 +425,6 @@ export class StreamRunner implements SinkOwner {
           p.resourceVersion,
           receivedAt,
         );
-        return;
       default: {
         this.healthy = true;
         const rec = eventRecord({
@@ -430,9 +434,27 @@ export class StreamRunner implements SinkOwner {
           observedAt: new Date(receivedAt).toISOString(),
           kind: this.spec.kind,
         });
-        await this.push([rec], p.resourceVersion, receivedAt);
+        return this.push([rec], p.resourceVersion, receivedAt);
       }
     }
+  }
+
+  private async watchError(status: Status, receivedAt: number): Promise<void> {
+    const err = apiErrorFromStatus(status, `watch ${this.spec.path}`);
+    this.ctx.metrics.watchErrors.inc({ stream: this.streamId, code: String(err.status) });
+    // A 410 becomes a GAP. Any other ERROR ends the watch mid-stream for a reason the server
+    // chose; the reconnect resumes from the durable RV, but the journal keeps the server's own
+    // words at their place in the stream, so a reader can see where continuity was questioned.
+    if (classify(err).kind !== "gone") {
+      const rec = eventRecord({
+        stream: this.key,
+        watchType: "ERROR",
+        object: { ...status, metadata: {} } as KubeObject,
+        observedAt: new Date(receivedAt).toISOString(),
+      });
+      await this.push([rec], undefined, receivedAt);
+    }
+    throw err;
   }
 
   private sleep(ms: number): Promise<void> {
