@@ -11,6 +11,7 @@ import { encodeCursor } from "../src/api";
 import { openJournal, openJournalView } from "../src/journal";
 import { timeline } from "../src/materialize";
 import { BENCH_CLUSTER, buildJournal, T0 } from "./lib-materialize-data";
+import { wholeFlag, stringFlag } from "./lib-flags";
 
 interface Histogram {
   p50: number;
@@ -30,14 +31,6 @@ type Cannon = (opts: Record<string, unknown>) => Promise<CannonResult>;
 // autocannon ships no types; only the fields read here are declared.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require("autocannon") as Cannon;
-
-function flag(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const v = Number(args[i + 1]);
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
-  return v;
-}
 
 const OBJECTS = 10_000;
 /** Pages after each of the 100 event cursors that the every-page-new runs ask: 8000 in all. */
@@ -67,11 +60,6 @@ function rssMiB(pid: number): { total: number; anon: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
   return { total: kb("VmRSS") / 1024, anon: kb("RssAnon") / 1024 };
-}
-
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(`--${name}`);
-  return i < 0 ? undefined : args[i + 1];
 }
 
 /** CPU time (user + system, ms) a process has used, all its threads together. */
@@ -217,8 +205,8 @@ async function load(
  * `--only history|events` runs that load alone and with snapshots, `--profile DIR` profiles the sidecar.
  */
 export async function main(args: string[]): Promise<void> {
-  const events = flag(args, "events", 1_000_000);
-  const seconds = flag(args, "seconds", 10);
+  const events = wholeFlag(args, "events", 1_000_000);
+  const seconds = wholeFlag(args, "seconds", 10);
   const path = journalPath(events, args.includes("--fresh"));
   const objects = Math.min(OBJECTS, events);
   const names = Array.from({ length: 200 }, (_, k) => Math.floor((k * 7919) % objects));
@@ -281,7 +269,7 @@ export async function main(args: string[]): Promise<void> {
     `baseline in-process: timeline ${baseHistory.toFixed(1)} ms, events page of 100 ${baseEvents.toFixed(1)} ms (medians)`,
   );
 
-  const { url, child } = await startSidecar(path, option(args, "profile"));
+  const { url, child } = await startSidecar(path, stringFlag(args, "profile"));
   try {
     console.log(`sidecar ${url} (pid ${child.pid}), ${seconds} s per run, 50 connections`);
     // Each of the 200 history pages is asked once before each "history" run, as a sidecar that has
@@ -301,7 +289,7 @@ export async function main(args: string[]): Promise<void> {
       2,
       false,
     );
-    const only = option(args, "only");
+    const only = stringFlag(args, "only");
     const rows = [];
     for (const snapshots of [false, true]) {
       for (const [name, paths, inOrder] of [

@@ -13,6 +13,7 @@ import {
 } from "../src/event";
 import { openJournal } from "../src/journal";
 import { auditLine } from "../test/support/audit-fixtures";
+import { numberFlag } from "./lib-flags";
 
 const USERS = [
   "alice",
@@ -26,15 +27,6 @@ const OBJECTS = 10_000;
 const DAY_MS = 86_400_000;
 const BATCH = 1000;
 const MAX_LINE = 4 * 1024 * 1024;
-
-function flag(args: string[], name: string, def: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return def;
-  const v = Number(args[i + 1]);
-  if (!Number.isFinite(v) || v <= 0)
-    throw new Error(`--${name} needs a positive number, got "${args[i + 1]}"`);
-  return v;
-}
 
 function configMap(
   ns: string,
@@ -77,7 +69,7 @@ const rate = (lines: number, ms: number): number => Math.round((lines * 1000) / 
 
 /** Runs the benchmark; flags: --lines N (audit lines, and journal events; default 1,000,000). */
 export async function main(args: string[]): Promise<void> {
-  const n = Math.round(flag(args, "lines", 1_000_000));
+  const n = Math.round(numberFlag(args, "lines", 1_000_000));
   const dir = mkdtempSync(join(tmpdir(), "krply-bench-audit-"));
   const journalPath = join(dir, "journal.db");
   const logPath = join(dir, "audit.log");

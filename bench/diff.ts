@@ -6,20 +6,12 @@
 // says how much of the append's diff is the walk itself and how much is memory.
 import { diffAgainstKeyframe } from "../src/journal";
 import { Workload } from "./lib-kube-workload";
+import { wholeFlag } from "./lib-flags";
 
 interface Pair {
   keyframe: unknown;
   next: unknown;
   rv: string;
-}
-
-function flag(args: string[], name: string, def: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return def;
-  const v = Number(args[i + 1]);
-  if (!Number.isInteger(v) || v <= 0)
-    throw new Error(`--${name} needs a positive integer, got "${args[i + 1]}"`);
-  return v;
 }
 
 /** Each object's versions paired with the version that came before, as the journal bench writes them. */
@@ -62,10 +54,10 @@ function perDiff(pairs: Pair[], rotation: number, rounds: number): number {
 
 /** Runs the benchmark; flags: --objects N (5000), --events N (100000), --sample N pairs (4096), --rounds N (20). */
 export async function main(args: string[]): Promise<void> {
-  const objects = flag(args, "objects", 5000);
-  const events = flag(args, "events", 100_000);
-  const sampleSize = flag(args, "sample", 4096);
-  const rounds = flag(args, "rounds", 20);
+  const objects = wholeFlag(args, "objects", 5000);
+  const events = wholeFlag(args, "events", 100_000);
+  const sampleSize = wholeFlag(args, "sample", 4096);
+  const rounds = wholeFlag(args, "rounds", 20);
   const pairs = pairsOf(objects, events);
   // Pairs spread evenly over the run, so every kind of object and edit is in the sample.
   const step = Math.max(1, Math.floor(pairs.length / sampleSize));

@@ -11,17 +11,9 @@ import type { JournalRecord } from "../src/event";
 import { CONNECTION_DEFAULTS, openJournal, openJournalView } from "../src/journal";
 import { checkpointsOf } from "../test/support/journal-fixtures";
 import { rng, Workload } from "./lib-kube-workload";
+import { numberFlag } from "./lib-flags";
 
 const BATCH = 500;
-
-function flag(args: string[], name: string, def: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return def;
-  const v = Number(args[i + 1]);
-  if (!Number.isFinite(v) || v <= 0)
-    throw new Error(`--${name} needs a positive number, got "${args[i + 1]}"`);
-  return v;
-}
 
 function fileBytes(path: string): number {
   return [path, `${path}-wal`].filter(existsSync).reduce((n, p) => n + statSync(p).size, 0);
@@ -45,10 +37,10 @@ function cpuSince(start: NodeJS.CpuUsage): number {
 
 /** Runs the benchmark; flags: --events N (write phase), --read-events N (reads), --objects N, --cache N. */
 export async function main(args: string[]): Promise<void> {
-  const events = flag(args, "events", 200_000);
-  const readEvents = Math.max(events, flag(args, "read-events", 1_000_000));
-  const objects = flag(args, "objects", 5000);
-  const cacheSize = flag(args, "cache", 4096);
+  const events = numberFlag(args, "events", 200_000);
+  const readEvents = Math.max(events, numberFlag(args, "read-events", 1_000_000));
+  const objects = numberFlag(args, "objects", 5000);
+  const cacheSize = numberFlag(args, "cache", 4096);
   const dir = mkdtempSync(join(tmpdir(), "krply-bench-"));
   console.log(
     `events=${events} read-events=${readEvents} objects=${objects} batch=${BATCH} cache=${cacheSize} dir=${dir}`,

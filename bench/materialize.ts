@@ -6,14 +6,7 @@ import { join } from "node:path";
 import { openJournal } from "../src/journal";
 import { diff, snapshot } from "../src/materialize";
 import { BENCH_CLUSTER, buildJournal } from "./lib-materialize-data";
-
-function flag(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const v = Number(args[i + 1]);
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
-  return v;
-}
+import { wholeFlag } from "./lib-flags";
 
 function time<T>(fn: () => T): { ms: number; value: T } {
   const t0 = process.hrtime.bigint();
@@ -34,8 +27,8 @@ const fmt = (ms: number): string => `${ms.toFixed(0)} ms`;
 
 /** Runs the benchmark; `--events N` (default 1M), `--objects N` (10k), `--fresh` rebuilds the journal. */
 export async function main(args: string[]): Promise<void> {
-  const events = flag(args, "events", 1_000_000);
-  const objects = flag(args, "objects", 10_000);
+  const events = wholeFlag(args, "events", 1_000_000);
+  const objects = wholeFlag(args, "objects", 10_000);
   const perNs = Math.min(1000, objects);
   const path = join(tmpdir(), `krply-bench-materialize-${events}-${objects}.db`);
   if (args.includes("--fresh") || !existsSync(path)) {

@@ -27,14 +27,7 @@ import { shippedCli } from "./lib-cli-bundle";
 import { seedNamespace } from "./lib-realistic-objects";
 import { recordRss, SMALL_WATCHES, writeSmall } from "./lib-recorder-rss";
 import { captureWatch, expand, rawRate, recorderRate } from "./lib-saturation";
-
-function flag(args: string[], name: string, def: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return def;
-  const v = Number(args[i + 1]);
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} needs a positive number`);
-  return v;
-}
+import { numberFlag } from "./lib-flags";
 
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -48,12 +41,12 @@ async function server(): Promise<{ info: ApiServerInfo; own?: ApiServer }> {
 
 /** Runs the benchmark; flags: --writes N, --objects N (written), --watched N (RSS phase), --writers N. */
 export async function main(args: string[]): Promise<void> {
-  const writes = flag(args, "writes", 20_000);
-  const objects = flag(args, "objects", 200);
-  const watched = flag(args, "watched", 10_000);
-  const writers = flag(args, "writers", 4);
-  const smallWrites = flag(args, "small-writes", 2000);
-  const saturationEvents = flag(args, "saturation-events", 20_000);
+  const writes = numberFlag(args, "writes", 20_000);
+  const objects = numberFlag(args, "objects", 200);
+  const watched = numberFlag(args, "watched", 10_000);
+  const writers = numberFlag(args, "writers", 4);
+  const smallWrites = numberFlag(args, "small-writes", 2000);
+  const saturationEvents = numberFlag(args, "saturation-events", 20_000);
   const { info, own } = await server();
   const admin = await KubeClient.create(loadKubeConfig({ kubeconfig: info.kubeconfigs.admin }));
   const run = Date.now().toString(36);

@@ -11,14 +11,7 @@ import { startApiServer, type ApiServer } from "../test/apiserver";
 import { readApiServerInfo, type ApiServerInfo } from "../test/apiserver/types";
 import { tempJournalPath } from "../test/support/journal-fixtures";
 import { ensureNamespace } from "../test/support/replay-fixtures";
-
-function flag(args: string[], name: string, def: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return def;
-  const v = Number(args[i + 1]);
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} needs a positive number`);
-  return v;
-}
+import { numberFlag } from "./lib-flags";
 
 async function server(): Promise<{ info: ApiServerInfo; own?: ApiServer }> {
   const ext = process.env.KRPLY_APISERVER_INFO;
@@ -31,9 +24,9 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 /** Runs the benchmark; flags: --objects N (1000), --concurrency N (8), --rounds N (3). */
 export async function main(args: string[]): Promise<void> {
-  const objects = flag(args, "objects", 1000);
-  const concurrency = flag(args, "concurrency", 8);
-  const rounds = flag(args, "rounds", 3);
+  const objects = numberFlag(args, "objects", 1000);
+  const concurrency = numberFlag(args, "concurrency", 8);
+  const rounds = numberFlag(args, "rounds", 3);
   const { info, own } = await server();
   const admin = await KubeClient.create(loadKubeConfig({ kubeconfig: info.kubeconfigs.admin }));
   const run = Date.now().toString(36);

@@ -37,32 +37,20 @@ import {
 } from "./lib-scale-phases";
 import { journalState, record, startupOnBigJournal } from "./lib-scale-recorder";
 import { ensureWorkload, GROUP, startWriters, watchCachesReady } from "./lib-scale-workload";
-
-function flag(args: string[], name: string, def: number, zeroOk = false): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return def;
-  const v = Number(args[i + 1]);
-  if (!Number.isFinite(v) || v < 0 || (v === 0 && !zeroOk))
-    throw new Error(`--${name} needs a positive number`);
-  return v;
-}
-function strFlag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(`--${name}`);
-  return i < 0 ? undefined : args[i + 1];
-}
+import { numberFlag, stringFlag } from "./lib-flags";
 
 /** Runs the benchmark. */
 export async function main(args: string[]): Promise<void> {
-  const objects = flag(args, "objects", 150_000);
-  const namespaces = flag(args, "namespaces", 500);
-  const crShare = flag(args, "cr-share", 0.2);
-  const writers = flag(args, "writers", 8);
-  const ceilingS = flag(args, "ceiling-s", 20);
-  const measureS = flag(args, "measure-s", 60);
-  const minutes = flag(args, "minutes", 30, true);
-  const startupRecords = flag(args, "startup-records", 1_000_000, true);
-  const cpuProf = strFlag(args, "cpu-prof");
-  const dataDir = strFlag(args, "data") ?? `/tmp/krply-scale-${objects}-${namespaces}`;
+  const objects = numberFlag(args, "objects", 150_000);
+  const namespaces = numberFlag(args, "namespaces", 500);
+  const crShare = numberFlag(args, "cr-share", 0.2);
+  const writers = numberFlag(args, "writers", 8);
+  const ceilingS = numberFlag(args, "ceiling-s", 20);
+  const measureS = numberFlag(args, "measure-s", 60);
+  const minutes = numberFlag(args, "minutes", 30, { zeroOk: true });
+  const startupRecords = numberFlag(args, "startup-records", 1_000_000, { zeroOk: true });
+  const cpuProf = stringFlag(args, "cpu-prof");
+  const dataDir = stringFlag(args, "data") ?? `/tmp/krply-scale-${objects}-${namespaces}`;
   mkdirSync(dataDir, { recursive: true });
   const server = await startApiServer({ dataDir, readyTimeoutMs: 300_000 });
   const admin = await KubeClient.create(loadKubeConfig({ kubeconfig: server.kubeconfigs.admin }));
@@ -164,7 +152,7 @@ export async function main(args: string[]): Promise<void> {
       from: measureFrom,
       to: measureTo,
       gc,
-      dump: strFlag(args, "dump"),
+      dump: stringFlag(args, "dump"),
     });
 
     // 6. The soak: the same workload for `minutes`, RSS every minute, and the lag of every write: a

@@ -10,22 +10,9 @@ import { Recorder } from "../src/watch/recorder";
 import { checkpointsOf } from "../test/support/journal-fixtures";
 import { cm, json, listOf, startFakeApi, type Responder } from "../test/fakeapi";
 import { Workload } from "./lib-kube-workload";
+import { numberFlag, stringFlag } from "./lib-flags";
 
 const BATCH = 2000;
-
-function flag(args: string[], name: string, def: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return def;
-  const v = Number(args[i + 1]);
-  if (!Number.isFinite(v) || v <= 0)
-    throw new Error(`--${name} needs a positive number, got "${args[i + 1]}"`);
-  return v;
-}
-
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(`--${name}`);
-  return i < 0 ? undefined : args[i + 1];
-}
 
 /** Fills a journal with n records of synthetic churn (seeded, so every run builds the same file). */
 function fill(path: string, n: number): void {
@@ -96,8 +83,8 @@ function timeOpen(path: string, check: OpenCheck): number {
 
 /** Flags: --records N (default 1,000,000), --journal PATH (reuse or keep a filled file), --full (time the full check too). */
 export async function main(args: string[]): Promise<void> {
-  const records = flag(args, "records", 1_000_000);
-  const keep = option(args, "journal");
+  const records = numberFlag(args, "records", 1_000_000);
+  const keep = stringFlag(args, "journal");
   const dir = mkdtempSync(join(tmpdir(), "krply-bench-startup-"));
   const big = keep ?? join(dir, "big.db");
   try {

@@ -17,16 +17,9 @@ import { freePort } from "../test/support/built-cli";
 import { launchBrowser } from "../test/support/browser";
 import { buildWeb } from "../web/build";
 import { buildUiBenchJournal, HOT, UI_BENCH_SHAPE } from "./lib-ui-data";
+import { wholeFlag } from "./lib-flags";
 
 const ROOT = join(__dirname, "..");
-
-function flag(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const v = Number(args[i + 1]);
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
-  return v;
-}
 
 /** The bench journal, built once per shape and kept in the temp dir (`--fresh` rebuilds it). */
 function journalPath(events: number, fresh: boolean): string {
@@ -162,8 +155,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
 
 export async function main(args: string[]): Promise<void> {
-  const events = flag(args, "events", UI_BENCH_SHAPE.events);
-  const runs = flag(args, "runs", 7);
+  const events = wholeFlag(args, "events", UI_BENCH_SHAPE.events);
+  const runs = wholeFlag(args, "runs", 7);
   const path = journalPath(events, args.includes("--fresh"));
   const view = openJournalView(path);
   const shape = { records: view.recordCount(), streams: view.streams().length };
