@@ -17,11 +17,7 @@ export class LruCache<K, V> {
   hits = 0;
   misses = 0;
 
-  constructor(
-    private readonly capacity: number,
-    /** Told about each entry pushed out by a newer one (not about delete() or clear()). */
-    private readonly onEvict?: (key: K, value: V) => void,
-  ) {}
+  constructor(private readonly capacity: number) {}
 
   get(key: K): V | undefined {
     const e = this.map.get(key);
@@ -43,9 +39,7 @@ export class LruCache<K, V> {
     this.map.delete(key);
     this.map.set(key, { v: value, at: ++this.tick });
     if (this.map.size > this.capacity) {
-      const [oldest, entry] = this.map.entries().next().value as [K, { v: V }];
-      this.map.delete(oldest);
-      this.onEvict?.(oldest, entry.v);
+      this.map.delete(this.map.keys().next().value as K);
     }
   }
 
