@@ -2,6 +2,8 @@
 // journal's own page size and page cache, so only the journal's work differs), bytes on disk against
 // the same JSON rows plain and deflated (so the figure shows what the delta codec adds over plain
 // compression), last-version cache hit rate, read latency and peak RSS. Every random choice is seeded.
+// A second journal with the writer's tier of keyframe bodies off appends the same batches, so the
+// run also shows the append ratio where that tier cannot help.
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { deflateRawSync } from "node:zlib";
 import { tmpdir } from "node:os";
@@ -35,15 +37,22 @@ function cpuSince(start: NodeJS.CpuUsage): number {
   return d.user + d.system;
 }
 
-/** Runs the benchmark; flags: --events N (write phase), --read-events N (reads), --objects N, --cache N. */
+/**
+ * Runs the benchmark; flags: --events N (write phase), --read-events N (reads), --objects N, --cache N,
+ * --bodies-mib N (the tier of keyframe bodies; default the journal's own).
+ */
 export async function main(args: string[]): Promise<void> {
   const events = numberFlag(args, "events", 200_000);
   const readEvents = Math.max(events, numberFlag(args, "read-events", 1_000_000));
   const objects = numberFlag(args, "objects", 5000);
   const cacheSize = numberFlag(args, "cache", 4096);
+  // Absent: the journal's default budget, which the cache line prints.
+  const bodiesMiB = args.includes("--bodies-mib")
+    ? numberFlag(args, "bodies-mib", 0, { zeroOk: true })
+    : undefined;
   const dir = mkdtempSync(join(tmpdir(), "krply-bench-"));
   console.log(
-    `events=${events} read-events=${readEvents} objects=${objects} batch=${BATCH} cache=${cacheSize} dir=${dir}`,
+    `events=${events} read-events=${readEvents} objects=${objects} batch=${BATCH} cache=${cacheSize} bodies-mib=${bodiesMiB ?? "default"} dir=${dir}`,
   );
   try {
     // Raw baselines: the journal's pragmas (WAL, synchronous=FULL, page size, page cache), one JSON
@@ -74,7 +83,14 @@ export async function main(args: string[]): Promise<void> {
     const rawTxn = raw.txn;
 
     const jPath = join(dir, "journal.db");
-    const j = openJournal(jPath, { lastVersionCacheSize: cacheSize });
+    const j = openJournal(jPath, {
+      lastVersionCacheSize: cacheSize,
+      keyframeBodyCacheBytes: bodiesMiB === undefined ? undefined : bodiesMiB * 2 ** 20,
+    });
+    const jOff = openJournal(join(dir, "journal-tier-off.db"), {
+      lastVersionCacheSize: cacheSize,
+      keyframeBodyCacheBytes: 0,
+    });
 
     // Interleave raw and journal per batch so machine noise hits both equally, and alternate which
     // runs first, so neither always meets the other's dirty caches and WAL checkpoints.
@@ -82,10 +98,12 @@ export async function main(args: string[]): Promise<void> {
     let rawNs = 0n;
     let rawzNs = 0n;
     let jNs = 0n;
+    let offNs = 0n;
     // CPU time (all threads of the process) beside wall time: on a busy machine the side that does
     // more CPU work per event is stretched more, so the wall ratio there falls toward the CPU ratio.
     let rawCpuUs = 0;
     let jCpuUs = 0;
+    let offCpuUs = 0;
     let rawBytes = 0;
     let batchNo = 0;
     for (let done = 0; done < events; done += BATCH) {
@@ -107,17 +125,22 @@ export async function main(args: string[]): Promise<void> {
         jNs += process.hrtime.bigint() - t0;
         jCpuUs += cpuSince(c0);
       };
-      if (batchNo++ % 2 === 0) {
-        runRaw();
-        runJournal();
-      } else {
-        runJournal();
-        runRaw();
-      }
+      const runOff = () => {
+        const c0 = process.cpuUsage();
+        const t0 = process.hrtime.bigint();
+        jOff.append({ records: recs, checkpoints: checkpointsOf(recs) });
+        offNs += process.hrtime.bigint() - t0;
+        offCpuUs += cpuSince(c0);
+      };
+      // Raw and journal alternate as before; the tier-off journal runs between or after them, in turn.
+      const pair = batchNo % 2 === 0 ? [runRaw, runJournal] : [runJournal, runRaw];
+      pair.splice(batchNo++ % 3, 0, runOff);
+      for (const run of pair) run();
     }
     const rawRate = events / (ms(rawNs) / 1000);
     const rawzRate = events / (ms(rawzNs) / 1000);
     const jRate = events / (ms(jNs) / 1000);
+    const offRate = events / (ms(offNs) / 1000);
     raw.db.pragma("wal_checkpoint(TRUNCATE)");
     rawz.db.pragma("wal_checkpoint(TRUNCATE)");
     j.checkpointWal();
@@ -135,6 +158,10 @@ export async function main(args: string[]): Promise<void> {
         `ratio ${(rawCpuUs / jCpuUs).toFixed(2)}; wall per event: journal ${((ms(jNs) * 1000) / events).toFixed(1)} µs, raw ${((ms(rawNs) * 1000) / events).toFixed(1)} µs`,
     );
     console.log(
+      `append with the keyframe-body tier off (what it cannot help): journal ${offRate.toFixed(0)} ev/s, ratio ${(offRate / rawRate).toFixed(2)}; ` +
+        `CPU per event ${(offCpuUs / events).toFixed(1)} µs, wall ${((ms(offNs) * 1000) / events).toFixed(1)} µs`,
+    );
+    console.log(
       `append vs raw deflated INSERT ${rawzRate.toFixed(0)} ev/s: ratio ${(jRate / rawzRate).toFixed(2)}`,
     );
     console.log(
@@ -145,10 +172,13 @@ export async function main(args: string[]): Promise<void> {
       `size vs the same rows deflated on disk (${rawzDisk} B, ${(rawzDisk / events).toFixed(1)} B/event): ratio ${(jBytes / rawzDisk).toFixed(3)} (what the delta codec adds)`,
     );
     const st = j.stats();
+    const kb = st.keyframeBodies;
     console.log(
       `cache: ${cacheSize} entries for ${objects} objects, hit rate ${((100 * st.cacheHits) / Math.max(1, st.cacheHits + st.cacheMisses)).toFixed(1)}% ` +
-        `(${st.cacheMisses} misses read back from the journal)`,
+        `(${st.cacheMisses} misses: ${kb.hits} decoded from the keyframe-body tier (${kb.entries} entries, ` +
+        `${(kb.bytes / 2 ** 20).toFixed(1)} of ${(kb.budgetBytes / 2 ** 20).toFixed(1)} MiB), ${st.cacheMisses - kb.hits} read back from the journal)`,
     );
+    jOff.close();
 
     // Grow to the read size, then sample reads.
     const t0 = process.hrtime.bigint();

@@ -11,6 +11,7 @@ import { FULL_DISK_STEP, Retention } from "./maintain/retention";
 import { SqliteView } from "./read/view";
 import { LruCache, type CachedVersion } from "./store/cache";
 import { KeyframeTable } from "./store/keyframe-table";
+import { KeyframeBodies } from "./store/keyframe-bodies";
 import { connect, CONNECTION_DEFAULTS } from "./store/connection";
 import { packId, typeCode } from "./store/rows";
 import { Store } from "./store/store";
@@ -43,6 +44,7 @@ export const DEFAULTS = {
   ...CONNECTION_DEFAULTS,
   keyframeEvery: 128,
   lastVersionCacheSize: 10_000,
+  keyframeBodyCacheBytes: 16 * 1024 * 1024,
   deflateMinBytes: 384,
 };
 
@@ -107,6 +109,9 @@ class SqliteJournal extends SqliteView implements Journal {
       // Every stored object's keyframe position (three numbers, not the object), so the miss that
       // brings an object back reads its keyframe row directly instead of searching for it.
       positions: new KeyframeTable(),
+      bodies: new KeyframeBodies(
+        Math.max(0, options.keyframeBodyCacheBytes ?? DEFAULTS.keyframeBodyCacheBytes),
+      ),
       policy,
       codec,
       ids: loadDedupWindow(db, this.maxSeq() + 1, options.dedupWindow),
@@ -142,6 +147,7 @@ class SqliteJournal extends SqliteView implements Journal {
     w.nextSeq = durable + 1;
     w.cache.clear();
     w.positions.clear();
+    w.bodies.clear();
     this.store.forget();
     this.store.registry.reloadStreams();
     w.ids = loadDedupWindow(this.db, w.nextSeq, w.ids.capacity);
@@ -187,6 +193,8 @@ class SqliteJournal extends SqliteView implements Journal {
         .immediate();
     } catch (err) {
       // The transaction rolled back; in-memory registries may name rows that no longer exist.
+      // Keyframe positions and kept bodies stay: they change only once a batch commits, and bodies
+      // read back during the batch are of keyframes committed before it.
       this.store.registry.reloadStreams();
       this.store.forget();
       // When the WAL could not grow, moving committed frames into the main file lets the next
@@ -208,6 +216,7 @@ class SqliteJournal extends SqliteView implements Journal {
       w.cache.set(id, v);
       w.positions.set(id, v);
     }
+    for (const [id, k] of out.keyframes) w.bodies.set(id, k.seq, k.flags, k.body);
     for (const [stream, seq] of out.resumes) w.ids.checkpointAt(stream, seq);
     // The batch is durable now; a prune that fails is retried after a later batch, never fails this one.
     if (this.retention?.due()) {
@@ -287,6 +296,7 @@ class SqliteJournal extends SqliteView implements Journal {
         // Pruning rewrites chains into keyframes, so cached chain lengths are stale.
         w.cache.clear();
         w.positions.clear();
+        w.bodies.clear();
       }
       return rec;
     } catch (err) {
@@ -302,6 +312,13 @@ class SqliteJournal extends SqliteView implements Journal {
       duplicates: this.w.duplicates,
       cacheHits: this.w.cache.hits,
       cacheMisses: this.w.cache.misses,
+      keyframeBodies: {
+        entries: this.w.bodies.size,
+        bytes: this.w.bodies.bytes,
+        budgetBytes: this.w.bodies.budgetBytes,
+        hits: this.w.bodies.hits,
+        misses: this.w.bodies.misses,
+      },
       records: this.recordCount(),
       budgetBytes: this.retention?.budgetBytes ?? null,
       pageCacheKiB: this.pageCacheKiB(),

@@ -61,6 +61,17 @@ export interface JournalStats {
   duplicates: number;
   cacheHits: number;
   cacheMisses: number;
+  /**
+   * The tier of keyframe bodies behind the last-version cache: bodies kept, their memory, its bound,
+   * cache misses it answered (hits) and misses it had no body for, which read the keyframe from disk.
+   */
+  keyframeBodies: {
+    entries: number;
+    bytes: number;
+    budgetBytes: number;
+    hits: number;
+    misses: number;
+  };
   records: number;
   /** The byte budget the journal runs with (null: none). */
   budgetBytes: number | null;
@@ -84,6 +95,11 @@ export interface JournalOptions {
   keyframeEvery?: number;
   /** Bounded cache of the last version per object, so appends diff without a read. */
   lastVersionCacheSize?: number;
+  /**
+   * Bytes of current keyframe bodies (as stored, mostly deflated) the writer keeps behind that cache,
+   * so a miss decodes the keyframe from memory instead of reading it back (default 16 MiB; 0: none).
+   */
+  keyframeBodyCacheBytes?: number;
   /**
    * Upper bound of SQLite's page cache in KiB (default 64 MiB). The cache fills up to it as a long
    * journal is appended to, so a process that must stay small (the recorder) sets less.

@@ -10,6 +10,7 @@ import {
 } from "../codec/codec";
 import type { ObjectBuckets } from "./buckets";
 import { LruCache, type KeyframePosition } from "./cache";
+import type { KeyframeBodies } from "./keyframe-bodies";
 import { BUCKETS_CTE, OBJECT_BUCKET } from "./schema";
 import type { Statements } from "./statements";
 
@@ -70,11 +71,16 @@ export class Versions {
    * The keyframe an object's next version should be diffed against, read from disk after a cache
    * miss: the keyframe of its newest row. Null when the object has no versions, or when its newest
    * row belongs to a pre-v4 chain (the writer then starts a fresh keyframe). A known position
-   * (remembered when the writer's cache evicted it) skips the search.
+   * (remembered when the writer's cache evicted it) skips the search. The keyframe body read goes
+   * into the writer's tier of bodies, when given, so the object's next miss reads nothing.
    */
-  currentBase(objectId: number, known?: KeyframePosition): BaseVersion | null {
+  currentBase(
+    objectId: number,
+    known?: KeyframePosition,
+    bodies?: KeyframeBodies,
+  ): BaseVersion | null {
     if (known) {
-      const text = this.writerKeyframeJson(objectId, known.seq);
+      const text = this.writerKeyframeJson(objectId, known.seq, bodies);
       // A literal, not {...known, object}: V8 reads fields of spread-and-extend objects slowly.
       return {
         object: JSON.parse(text),
@@ -87,10 +93,12 @@ export class Versions {
     if (!row?.body) return null;
     let kfSeq = row.seq;
     let text: string;
-    if ((row.flags & ENC_MASK) === ENC_KEYFRAME) text = keyframeText(row.flags, row.body);
-    else if (row.flags & ENC_STAR && row.base !== null) {
+    if ((row.flags & ENC_MASK) === ENC_KEYFRAME) {
+      text = keyframeText(row.flags, row.body);
+      bodies?.set(objectId, row.seq, row.flags, row.body);
+    } else if (row.flags & ENC_STAR && row.base !== null) {
       kfSeq = row.base;
-      text = this.writerKeyframeJson(objectId, kfSeq);
+      text = this.writerKeyframeJson(objectId, kfSeq, bodies);
     } else return null;
     const range = this.buckets.range(kfSeq + 1, Number.MAX_SAFE_INTEGER);
     const n = range
@@ -156,11 +164,13 @@ export class Versions {
    * A keyframe's JSON text for the writer's cache, past keyframeTexts: the writer parses it into its
    * own cache, and by the time the object misses again that text would long have left the LRU.
    */
-  private writerKeyframeJson(objectId: number, seq: number): string {
+  private writerKeyframeJson(objectId: number, seq: number, bodies?: KeyframeBodies): string {
     const kf = this.stmt.keyframeBody.get(seq) as [number, Buffer | null] | undefined;
     if (!kf?.[1] || (kf[0] & ENC_MASK) !== ENC_KEYFRAME)
       throw new Error(`object ${objectId}: keyframe ${seq} is missing`);
-    return keyframeText(kf[0], kf[1]);
+    const text = keyframeText(kf[0], kf[1]);
+    bodies?.set(objectId, seq, kf[0], kf[1]);
+    return text;
   }
 
   /** Keyframe JSON of a keyframe row; keyframes never change once written, so their text is cached. */

@@ -2,8 +2,15 @@ import type Database from "better-sqlite3";
 import { streamIdOf } from "../../event";
 import type { CachedVersion, LruCache } from "../store/cache";
 import type { KeyframeTable } from "../store/keyframe-table";
+import type { KeptBody, KeyframeBodies } from "../store/keyframe-bodies";
 import type { DedupWindow } from "./dedup";
-import { encodeKeyframe, encodeObject, type CodecOptions, type EncodedBody } from "../codec/codec";
+import {
+  encodeKeyframe,
+  encodeObject,
+  keyframeText,
+  type CodecOptions,
+  type EncodedBody,
+} from "../codec/codec";
 import type { RedactPolicy } from "./redact";
 import { packHex, packId, typeCode, watchCode, type Meta } from "../store/rows";
 import { checkIds, rowOf } from "./row-of";
@@ -16,6 +23,8 @@ export interface WriterState {
   cache: LruCache<number, CachedVersion>;
   /** The keyframe position of every object stored since the writer opened (or last forgot). */
   positions: KeyframeTable;
+  /** Current keyframe bodies as stored, by object id: what a miss of `cache` decodes before reading disk. */
+  bodies: KeyframeBodies;
   policy: RedactPolicy;
   codec: CodecOptions;
   /** Ids of the newest object records, so a new record rarely needs a look-up to rule out a copy. */
@@ -87,12 +96,19 @@ export function appendInTxn(
 ): {
   result: AppendResult;
   pending: Map<number, CachedVersion>;
+  /**
+   * Bodies of the keyframes stored for objects, for the tier of bodies once the batch commits. A map
+   * of its own beside `pending`, which goes into the object cache: that cache must not hold bodies,
+   * and the patches (nearly every version) add nothing here.
+   */
+  keyframes: Map<number, KeptBody>;
   /** Stream rows whose checkpoint moved to a record at or after the seq: applied once it commits. */
   resumes: [number, number][];
   nextSeq: number;
   duplicates: number;
 } {
   const pending = new Map<number, CachedVersion>();
+  const keyframes = new Map<number, KeptBody>();
   const resumes: [number, number][] = [];
   let seq = w.nextSeq;
   let duplicates = 0;
@@ -156,6 +172,7 @@ export function appendInTxn(
         ? null
         : (packHex(hash, hash.length === 32 ? scratchHash : scratchShortHash) ?? hash);
     const metaJson = isEmpty(meta) ? null : JSON.stringify(meta);
+    const flags = row.flags | (enc?.enc ?? 0);
     const info = (objectId === null ? st.insertControl : st.insertObject).run(
       seq,
       packedId,
@@ -165,7 +182,7 @@ export function appendInTxn(
       ms,
       watchCode(rec.watchType),
       rv,
-      row.flags | (enc?.enc ?? 0),
+      flags,
       storedHash,
       metaJson,
       enc?.body ?? null,
@@ -197,6 +214,7 @@ export function appendInTxn(
         chainLen: enc.chainLen,
         keyframeBytes: enc.keyframeBytes,
       });
+      if (enc.base === null) keyframes.set(objectId, { seq, flags, body: enc.body });
     }
     if (row.effect === "baseline-done") st.baselineDone.run(seq, stream.id);
     else if (row.effect !== null) st.setState.run(row.effect, stream.id);
@@ -224,15 +242,31 @@ export function appendInTxn(
   return {
     result: { appended, duplicates, firstSeq, lastSeq: firstSeq === null ? null : seq - 1 },
     pending,
+    keyframes,
     resumes,
     nextSeq: seq,
     duplicates,
   };
 }
 
-/** The keyframe to diff against after a cache miss, found by its remembered position when there is one. */
+/**
+ * The keyframe to diff against after a cache miss: decoded from the tier of kept bodies when it holds
+ * the body of the keyframe the remembered position names, else read from disk (by that position when
+ * there is one), which keeps the body read in the tier.
+ */
 function baseFromDisk(w: WriterState, objectId: number): CachedVersion | null {
-  return w.store.versions.currentBase(objectId, w.positions.get(objectId));
+  const known = w.positions.get(objectId);
+  const kept = known ? w.bodies.get(objectId, known.seq) : undefined;
+  if (known && kept) {
+    // A literal with the fields in currentBase's order, so both kinds of base share one shape.
+    return {
+      object: JSON.parse(keyframeText(kept.flags, kept.body)),
+      seq: known.seq,
+      chainLen: known.chainLen,
+      keyframeBytes: known.keyframeBytes,
+    };
+  }
+  return w.store.versions.currentBase(objectId, known, w.bodies);
 }
 
 // How far back a checkpoint may name an object RV that is neither in its batch nor a control row.
