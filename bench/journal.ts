@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { JournalRecord } from "../src/event";
-import { CONNECTION_DEFAULTS, openJournal, openJournalView } from "../src/journal";
+import { CONNECTION_DEFAULTS, openJournal, openJournalView, type Journal } from "../src/journal";
 import { checkpointsOf } from "../test/support/journal-fixtures";
 import { rng, Workload } from "./lib-kube-workload";
 import { numberFlag } from "./lib-flags";
@@ -97,13 +97,12 @@ export async function main(args: string[]): Promise<void> {
     const w = new Workload(objects);
     let rawNs = 0n;
     let rawzNs = 0n;
-    let jNs = 0n;
-    let offNs = 0n;
     // CPU time (all threads of the process) beside wall time: on a busy machine the side that does
     // more CPU work per event is stretched more, so the wall ratio there falls toward the CPU ratio.
     let rawCpuUs = 0;
-    let jCpuUs = 0;
-    let offCpuUs = 0;
+    // Wall and CPU time of each journal's appends (with the tier of keyframe bodies, and without).
+    const jt = { ns: 0n, cpuUs: 0 };
+    const offt = { ns: 0n, cpuUs: 0 };
     let rawBytes = 0;
     let batchNo = 0;
     for (let done = 0; done < events; done += BATCH) {
@@ -118,29 +117,24 @@ export async function main(args: string[]): Promise<void> {
         rawz.txn(recs);
         rawzNs += process.hrtime.bigint() - t1;
       };
-      const runJournal = () => {
+      const timedAppend = (journal: Journal, t: { ns: bigint; cpuUs: number }) => {
         const c0 = process.cpuUsage();
         const t0 = process.hrtime.bigint();
-        j.append({ records: recs, checkpoints: checkpointsOf(recs) });
-        jNs += process.hrtime.bigint() - t0;
-        jCpuUs += cpuSince(c0);
+        journal.append({ records: recs, checkpoints: checkpointsOf(recs) });
+        t.ns += process.hrtime.bigint() - t0;
+        t.cpuUs += cpuSince(c0);
       };
-      const runOff = () => {
-        const c0 = process.cpuUsage();
-        const t0 = process.hrtime.bigint();
-        jOff.append({ records: recs, checkpoints: checkpointsOf(recs) });
-        offNs += process.hrtime.bigint() - t0;
-        offCpuUs += cpuSince(c0);
-      };
+      const runJournal = () => timedAppend(j, jt);
+      const runOff = () => timedAppend(jOff, offt);
       // Raw and journal alternate as before; the tier-off journal runs between or after them, in turn.
-      const pair = batchNo % 2 === 0 ? [runRaw, runJournal] : [runJournal, runRaw];
-      pair.splice(batchNo++ % 3, 0, runOff);
-      for (const run of pair) run();
+      const order = batchNo % 2 === 0 ? [runRaw, runJournal] : [runJournal, runRaw];
+      order.splice(batchNo++ % 3, 0, runOff);
+      for (const run of order) run();
     }
     const rawRate = events / (ms(rawNs) / 1000);
     const rawzRate = events / (ms(rawzNs) / 1000);
-    const jRate = events / (ms(jNs) / 1000);
-    const offRate = events / (ms(offNs) / 1000);
+    const jRate = events / (ms(jt.ns) / 1000);
+    const offRate = events / (ms(offt.ns) / 1000);
     raw.db.pragma("wal_checkpoint(TRUNCATE)");
     rawz.db.pragma("wal_checkpoint(TRUNCATE)");
     j.checkpointWal();
@@ -154,12 +148,12 @@ export async function main(args: string[]): Promise<void> {
         `(${verdict(jRate / rawRate >= 0.8, ">= 0.8")}; matched page size and cache)`,
     );
     console.log(
-      `append CPU per event: journal ${(jCpuUs / events).toFixed(1)} µs, raw INSERT ${(rawCpuUs / events).toFixed(1)} µs, ` +
-        `ratio ${(rawCpuUs / jCpuUs).toFixed(2)}; wall per event: journal ${((ms(jNs) * 1000) / events).toFixed(1)} µs, raw ${((ms(rawNs) * 1000) / events).toFixed(1)} µs`,
+      `append CPU per event: journal ${(jt.cpuUs / events).toFixed(1)} µs, raw INSERT ${(rawCpuUs / events).toFixed(1)} µs, ` +
+        `ratio ${(rawCpuUs / jt.cpuUs).toFixed(2)}; wall per event: journal ${((ms(jt.ns) * 1000) / events).toFixed(1)} µs, raw ${((ms(rawNs) * 1000) / events).toFixed(1)} µs`,
     );
     console.log(
       `append with the keyframe-body tier off (what it cannot help): journal ${offRate.toFixed(0)} ev/s, ratio ${(offRate / rawRate).toFixed(2)}; ` +
-        `CPU per event ${(offCpuUs / events).toFixed(1)} µs, wall ${((ms(offNs) * 1000) / events).toFixed(1)} µs`,
+        `CPU per event ${(offt.cpuUs / events).toFixed(1)} µs, wall ${((ms(offt.ns) * 1000) / events).toFixed(1)} µs`,
     );
     console.log(
       `append vs raw deflated INSERT ${rawzRate.toFixed(0)} ev/s: ratio ${(jRate / rawzRate).toFixed(2)}`,
