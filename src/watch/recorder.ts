@@ -32,9 +32,9 @@ const log = logger("recorder");
  * every one costs a keyframe parse, a patch and a hash, which for 2000 took 4.7 s of a 6.5 s start
  * on a loaded machine, and 512 still span the pages the next appends build on (a batch of 500 fills
  * about eight). The tier of keyframe bodies behind the version cache gets half the journal's 16 MiB:
- * it holds bodies as stored (about 300 bytes of ring and 112 of index per object in the journal
- * bench's workload), so 8 MiB answer the misses of some 18k objects without reading the file, and
- * its pages fill only as objects are stored, so a small cluster's recorder pays for its own only.
+ * it holds bodies as stored (about 650 bytes per object in the journal bench's workload, overhead
+ * included), so 8 MiB answer the misses of some 12k objects without reading the file, and it fills
+ * only as objects are stored, so a small cluster's recorder pays for its own objects only.
  * Options from the configuration override these.
  */
 export const RECORDER_JOURNAL_CACHES = {

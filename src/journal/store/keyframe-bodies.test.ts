@@ -1,15 +1,11 @@
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { KeyframeBodies, RECORD_HEADER_BYTES, SLOT_BYTES } from "./keyframe-bodies";
+import { ENTRY_OVERHEAD_BYTES, KeyframeBodies } from "./keyframe-bodies";
 import { tempJournalPath } from "../../../test/support/journal-fixtures";
 
-/** A body of n bytes filled with a mark. */
+/** A body of n bytes, its own block (as better-sqlite3 hands them out), filled with a mark. */
 const body = (n: number, mark = 7) => Buffer.alloc(n, mark);
-/** The ring's size for a budget: the rest after the index's quarter, if that holds an entry at all. */
-const ringBytes = (budget: number) =>
-  Math.floor(budget / 4) >= SLOT_BYTES ? budget - Math.floor(budget / 4) : 0;
-/** A budget whose ring holds exactly `records` records of n-byte bodies (n >= 500: room in the index). */
-const budgetFor = (records: number, n: number) => (4 * records * (n + RECORD_HEADER_BYTES)) / 3;
+const cost = (n: number) => n + ENTRY_OVERHEAD_BYTES;
 
 describe("KeyframeBodies", () => {
   it("answers a body only for the keyframe seq it was kept for, and drops one of an older keyframe", () => {
@@ -19,6 +15,7 @@ describe("KeyframeBodies", () => {
     // The KeyframeTable names a newer keyframe: the kept body is stale, never an answer.
     expect(t.get(1, 250)).toBeUndefined();
     expect(t.size).toBe(0);
+    expect(t.bytes).toBe(0);
     expect(t.get(1, 100)).toBeUndefined();
     expect(t.get(2, 100)).toBeUndefined();
     expect({ hits: t.hits, misses: t.misses }).toEqual({ hits: 1, misses: 3 });
@@ -29,28 +26,28 @@ describe("KeyframeBodies", () => {
     t.set(1, 100, 5, body(10, 1));
     t.set(1, 300, 1, body(20, 2));
     expect(t.size).toBe(1);
+    expect(t.bytes).toBe(cost(20));
     expect(t.get(1, 100)).toBeUndefined();
     t.set(1, 300, 1, body(20, 2));
-    expect(t.get(1, 300)).toEqual({ seq: 300, flags: 1, body: body(20, 2) });
-    // Both older records still take ring space until the head comes round to them.
-    expect(t.bytes).toBe(3 * RECORD_HEADER_BYTES + 50 + SLOT_BYTES);
+    expect(t.get(1, 300)?.body).toEqual(body(20, 2));
   });
 
-  it("evicts the oldest records to make room, and keeps a body read while old", () => {
-    const t = new KeyframeBodies(budgetFor(3, 1000));
-    for (const id of [1, 2, 3]) t.set(id, id, 0, body(1000, id));
-    expect(t.bytes).toBe(3 * (1000 + RECORD_HEADER_BYTES) + 3 * SLOT_BYTES);
-    expect(t.bytes).toBeLessThanOrEqual(t.budgetBytes);
-    // 1 is the oldest; read, it moves to the head, and 2 is the oldest then.
-    expect(t.get(1, 1)?.body).toEqual(body(1000, 1));
-    t.set(4, 4, 0, body(1000, 4));
-    expect(t.size).toBe(3);
+  it("stays within its byte budget, evicting least recently used first", () => {
+    const t = new KeyframeBodies(3 * cost(100));
+    for (const id of [1, 2, 3]) t.set(id, id, 0, body(100));
+    expect(t.bytes).toBe(3 * cost(100));
+    expect(t.get(1, 1)).toBeDefined(); // 1 is young again, 2 is the oldest
+    t.set(4, 4, 0, body(100));
     expect(t.get(2, 2)).toBeUndefined();
-    // Newest first: a read moves a body to the head, which evicts the oldest.
-    for (const id of [4, 3, 1]) expect(t.get(id, id)?.body).toEqual(body(1000, id));
-    // A body larger than the whole ring is not kept.
-    t.set(6, 6, 0, body(4000));
+    expect([1, 3, 4].map(id => t.get(id, id) !== undefined)).toEqual([true, true, true]);
+    // One big body pushes out as many old ones as it needs.
+    t.set(5, 5, 0, body(2 * cost(100) - ENTRY_OVERHEAD_BYTES));
+    expect(t.size).toBe(2);
+    expect(t.bytes).toBeLessThanOrEqual(t.budgetBytes);
+    // A body larger than the whole budget is not kept, and nothing is evicted for it.
+    t.set(6, 6, 0, body(3 * cost(100)));
     expect(t.get(6, 6)).toBeUndefined();
+    expect(t.size).toBe(2);
   });
 
   it("keeps nothing with a budget of 0", () => {
@@ -60,74 +57,67 @@ describe("KeyframeBodies", () => {
     expect({ size: t.size, bytes: t.bytes }).toEqual({ size: 0, bytes: 0 });
   });
 
-  it("answers only the body last kept for an id and seq, wraps its ring, and stays within budget", () => {
-    type Op = { get: boolean; id: number; n: number };
-    const op = fc.record({
-      get: fc.boolean(),
-      id: fc.integer({ min: 1, max: 12 }),
-      n: fc.integer({ min: 0, max: 700 }),
-    });
+  it("never holds more bytes than its budget, and its count matches what it keeps", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 9000 }),
-        fc.array(op, { maxLength: 300 }),
-        (budget, ops: Op[]) => {
+        fc.integer({ min: 0, max: 5000 }),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 2000 })), {
+          maxLength: 200,
+        }),
+        (budget, sets) => {
           const t = new KeyframeBodies(budget);
-          const last = new Map<number, { seq: number; body: Buffer }>();
-          ops.forEach(({ get, id, n }, seq) => {
-            if (get) {
-              const want = last.get(id);
-              const got = want && t.get(id, want.seq);
-              // Either evicted, or exactly the body kept last for that keyframe.
-              if (got) expect({ seq: got.seq, body: got.body }).toEqual(want);
-            } else {
-              const b = body(n, seq % 251);
-              t.set(id, seq, seq % 7, b);
-              last.set(id, { seq, body: b });
-              // What was kept last is always there, unless it cannot fit at all.
-              const got = t.get(id, seq);
-              if (got) expect(got).toEqual({ seq, flags: seq % 7, body: b });
-              else expect(RECORD_HEADER_BYTES + n).toBeGreaterThan(ringBytes(budget));
-            }
+          const last = new Map<number, number>();
+          sets.forEach(([id, n], seq) => {
+            t.set(id, seq, 0, body(n));
+            last.set(id, seq);
             expect(t.bytes).toBeLessThanOrEqual(budget);
-            expect(t.size).toBeLessThanOrEqual(last.size);
           });
+          let kept = 0;
+          let bytes = 0;
+          for (const [id, seq] of last) {
+            const e = t.get(id, seq);
+            if (e === undefined) continue;
+            kept++;
+            bytes += cost(e.body.length);
+          }
+          expect(kept).toBe(t.size);
+          expect(bytes).toBe(t.bytes);
           t.clear();
           expect({ size: t.size, bytes: t.bytes }).toEqual({ size: 0, bytes: 0 });
         },
       ),
-      { numRuns: 300 },
     );
   });
 
-  it("keeps every body when the budget holds them all", () => {
+  it("copies a body that is a view into a shared pool, so the tier never keeps the pool alive", () => {
     const t = new KeyframeBodies(1 << 20);
-    for (let id = 1; id <= 500; id++) t.set(id, id * 2, 1, body(300 + (id % 50), id % 251));
-    for (let id = 1; id <= 500; id++)
-      expect(t.get(id, id * 2)?.body).toEqual(body(300 + (id % 50), id % 251));
-    expect(t.size).toBe(500);
+    // A short Buffer.from lands in Node's shared 8 KiB allocation pool.
+    const pooled = Buffer.from("a short keyframe body");
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length);
+    t.set(1, 1, 0, pooled);
+    const kept = t.get(1, 1)!.body;
+    expect(kept.byteOffset).toBe(0);
+    expect(kept.buffer.byteLength).toBe(pooled.length);
+    expect(kept.buffer).not.toBe(pooled.buffer);
+    pooled.fill(0); // the pool's next user overwrites it: the kept copy does not change
+    expect(kept.toString()).toBe("a short keyframe body");
   });
 
-  it("copies what it is given: a view into Node's shared pool, or a better-sqlite3 blob", () => {
+  it("keeps a better-sqlite3 blob as it is: it comes in a block of its own", () => {
     const tmp = tempJournalPath();
     const db = new Database(tmp.path);
     try {
       db.exec("CREATE TABLE t (body BLOB)");
-      db.prepare("INSERT INTO t VALUES (?)").run(Buffer.from("a keyframe body from SQLite"));
-      const [blob] = db.prepare("SELECT body FROM t").raw().get() as [Buffer];
-      // better-sqlite3 hands a blob out in a memory block of its own; a short Buffer.from is a view
-      // into the shared 8 KiB pool. Neither may be kept as it is (the ring's class comment says why).
-      expect(blob.buffer.byteLength).toBe(blob.length);
-      const pooled = Buffer.from("a short keyframe body");
-      expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length);
+      db.prepare("INSERT INTO t VALUES (?)").run(Buffer.from("short blob"));
+      db.prepare("INSERT INTO t VALUES (?)").run(body(3000));
       const t = new KeyframeBodies(1 << 20);
-      t.set(1, 1, 0, pooled);
-      t.set(2, 2, 0, blob);
-      pooled.fill(0); // the pool's next user overwrites it
-      blob.fill(0);
-      expect(t.get(1, 1)!.body.toString()).toBe("a short keyframe body");
-      expect(t.get(2, 2)!.body.toString()).toBe("a keyframe body from SQLite");
-      expect(t.get(1, 1)!.body.buffer).not.toBe(pooled.buffer);
+      const rows = db.prepare("SELECT body FROM t").raw().all() as [Buffer][];
+      rows.forEach(([b], i) => {
+        expect(b.byteOffset).toBe(0);
+        expect(b.buffer.byteLength).toBe(b.length);
+        t.set(i, i, 0, b);
+        expect(t.get(i, i)!.body).toBe(b);
+      });
     } finally {
       db.close();
       tmp.cleanup();

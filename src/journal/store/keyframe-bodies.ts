@@ -5,149 +5,96 @@ export interface KeptBody {
   body: Buffer;
 }
 
-/** Where a kept body lies in the ring: its absolute write position and length. */
-interface Slot {
-  seq: number;
-  flags: number;
-  at: number;
-  len: number;
-}
-
-/** Bytes before each body in the ring: the object id (float64; 0 marks filler) and the body length. */
-export const RECORD_HEADER_BYTES = 12;
-
 /**
- * Heap one kept body's index entry takes (its Map entry and Slot object): measured on Node 20 as
- * 93 bytes of heap per entry of 200k, rounded up for the Map's spare room.
+ * Heap and native memory one entry costs beyond its body bytes: the Map entry, the entry object, the
+ * Buffer view, its ArrayBuffer and its backing store. Measured on Node 20 as resident memory per
+ * entry of 100k entries with 700-byte bodies (about 380 bytes), rounded up, so the budget bounds
+ * what the tier really holds and not only its bodies.
  */
-export const SLOT_BYTES = 112;
-
-/** Share of the budget for the index; the rest is the ring. Sized for bodies of about 300 bytes. */
-const INDEX_SHARE = 0.25;
+export const ENTRY_OVERHEAD_BYTES = 384;
 
 /**
  * The writer's second tier of keyframes, behind its cache of parsed keyframe objects: every object's
  * current keyframe body as stored (deflated bytes, not the JSON text or the object), bounded by bytes,
- * oldest first out. A miss of the object cache then inflates and parses the body from memory instead
- * of reading its row back from SQLite, which in a big journal means a page read from the file. Bytes
- * rather than text or objects because a deflated body is small (289 B on average in the journal
- * bench, whose keyframes are 1354 B of JSON, and a parsed object takes more heap than its text), so
- * a MiB here covers several times more objects than a MiB of the object cache.
- *
- * The bodies are copied into one ring buffer, written round and round, with a small index by object
- * id: a Buffer per body would cost about 380 bytes of its own (view, ArrayBuffer, backing store),
- * more than a typical deflated keyframe, and a short body handed in is often a view into Node's
- * shared 8 KiB pool that must not be kept. Writing at the head evicts the oldest records at the tail;
- * a body read while in the older half of the ring is written again at the head, so bodies in use
- * stay (least recently used, approximately). The ring is allocated once at its full size but its
- * pages become resident only as they are first written, so a small journal pays for what it keeps.
+ * least recently used first out. A miss of the object cache then inflates and parses the body from
+ * memory instead of reading its row back from SQLite, which in a big journal means a page read from
+ * the file. Bytes rather than text or objects because a deflated body is about a fifth of the heap a
+ * parsed object takes, so a MiB here covers several times more objects than a MiB of the object cache.
  *
  * An entry is only an answer for the keyframe seq the caller names (the writer's KeyframeTable
  * position): a body kept for an older keyframe of the object is never used, and is dropped when met.
  */
 export class KeyframeBodies {
-  private readonly capacity: number;
-  private readonly maxEntries: number;
-  private ring: Buffer | null = null;
-  /** Absolute positions: records lie in [tail, head), a record at p at p % capacity. */
-  private head = 0;
-  private tail = 0;
-  private readonly index = new Map<number, Slot>();
+  private readonly map = new Map<number, KeptBody>();
+  private used = 0;
   /** Look-ups answered with a body. */
   hits = 0;
   /** Look-ups with nothing kept for that keyframe. */
   misses = 0;
 
-  constructor(readonly budgetBytes: number) {
-    const forIndex = Math.floor(budgetBytes * INDEX_SHARE);
-    this.maxEntries = Math.floor(forIndex / SLOT_BYTES);
-    this.capacity = this.maxEntries > 0 ? budgetBytes - forIndex : 0;
-  }
+  constructor(readonly budgetBytes: number) {}
 
-  /**
-   * The body kept for the object's keyframe at seq; undefined when none is, or one for another seq.
-   * The body is a view into the ring, valid until the next set: decode it at once.
-   */
+  /** The body kept for the object's keyframe at seq; undefined when none is, or one for another seq. */
   get(id: number, seq: number): KeptBody | undefined {
-    let s = this.index.get(id);
-    if (s === undefined || s.seq !== seq) {
+    const e = this.map.get(id);
+    if (e === undefined || e.seq !== seq) {
       // A kept body of another keyframe can never answer again: the object's keyframe only moves on.
-      if (s !== undefined) this.index.delete(id);
+      if (e !== undefined) this.drop(id, e);
       this.misses++;
       return undefined;
     }
     this.hits++;
-    if (s.at - this.tail < (this.head - this.tail) / 2) {
-      // In the older half: write it again at the head, from a copy, as the old place may be reused.
-      const p = (s.at % this.capacity) + RECORD_HEADER_BYTES;
-      this.set(id, seq, s.flags, Buffer.from(this.ring!.subarray(p, p + s.len)));
-      s = this.index.get(id)!;
-    }
-    const p = (s.at % this.capacity) + RECORD_HEADER_BYTES;
-    return { seq, flags: s.flags, body: this.ring!.subarray(p, p + s.len) };
+    // Young again: Map order is insertion order, so the first key is always the oldest.
+    this.map.delete(id);
+    this.map.set(id, e);
+    return e;
   }
 
-  /** Keeps a copy of the object's current keyframe body, replacing any older one; the oldest make room. */
+  /** Keeps the object's current keyframe body, replacing any older one, and evicts the oldest past the budget. */
   set(id: number, seq: number, flags: number, body: Buffer): void {
-    this.index.delete(id);
-    const n = RECORD_HEADER_BYTES + body.length;
-    if (n > this.capacity) return;
-    const ring = (this.ring ??= Buffer.allocUnsafeSlow(this.capacity));
-    let p = this.head % this.capacity;
-    if (this.capacity - p < n) {
-      // No room before the ring's end: the rest of this lap is filler, and the record starts the next.
-      const waste = this.capacity - p;
-      this.makeRoom(waste);
-      if (waste >= RECORD_HEADER_BYTES) {
-        ring.writeDoubleLE(0, p);
-        ring.writeUInt32LE(waste - RECORD_HEADER_BYTES, p + 8);
-      }
-      this.head += waste;
-      p = 0;
+    const old = this.map.get(id);
+    if (old !== undefined) this.drop(id, old);
+    const cost = body.length + ENTRY_OVERHEAD_BYTES;
+    if (cost > this.budgetBytes) return;
+    this.map.set(id, { seq, flags, body: owned(body) });
+    this.used += cost;
+    for (const [oldest, e] of this.map) {
+      if (this.used <= this.budgetBytes) break;
+      this.drop(oldest, e);
     }
-    this.makeRoom(n);
-    while (this.index.size >= this.maxEntries) this.evictOldest();
-    ring.writeDoubleLE(id, p);
-    ring.writeUInt32LE(body.length, p + 8);
-    body.copy(ring, p + RECORD_HEADER_BYTES);
-    this.index.set(id, { seq, flags, at: this.head, len: body.length });
-    this.head += n;
   }
 
   /** Forgets every body (the file changed underneath: another writer or a prune). */
   clear(): void {
-    this.index.clear();
-    this.head = 0;
-    this.tail = 0;
+    this.map.clear();
+    this.used = 0;
   }
 
   /** Bodies kept. */
   get size(): number {
-    return this.index.size;
+    return this.map.size;
   }
 
-  /** Memory in use: the ring's span from its oldest record to its head, and the index; never above the budget. */
+  /** Memory the kept bodies take, overhead per entry included; never above the budget. */
   get bytes(): number {
-    return this.head - this.tail + this.index.size * SLOT_BYTES;
+    return this.used;
   }
 
-  /** Evicts records at the tail until n bytes fit between the head and the tail. */
-  private makeRoom(n: number): void {
-    while (this.head + n - this.tail > this.capacity) this.evictOldest();
+  private drop(id: number, e: KeptBody): void {
+    this.map.delete(id);
+    this.used -= e.body.length + ENTRY_OVERHEAD_BYTES;
   }
+}
 
-  /** Evicts the record at the tail (filler, a replaced body, or a kept one, which leaves the index). */
-  private evictOldest(): void {
-    const ring = this.ring!;
-    const q = this.tail % this.capacity;
-    if (this.capacity - q < RECORD_HEADER_BYTES) {
-      // Filler too short for a header: the rest of the lap.
-      this.tail += this.capacity - q;
-      return;
-    }
-    const id = ring.readDoubleLE(q);
-    const len = ring.readUInt32LE(q + 8);
-    if (id !== 0 && this.index.get(id)?.at === this.tail) this.index.delete(id);
-    this.tail += RECORD_HEADER_BYTES + len;
-  }
+/**
+ * The body in a memory block of its own. A short Buffer from Buffer.from or zlib's output is a view
+ * into Node's shared 8 KiB pool, and keeping the view would keep the whole pool alive; better-sqlite3
+ * hands out blobs in blocks of their own, which are kept as they are.
+ */
+function owned(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
+  // allocUnsafeSlow never draws from the pool (Buffer.from(buffer) would, for a short body).
+  const copy = Buffer.allocUnsafeSlow(body.length);
+  body.copy(copy);
+  return copy;
 }
