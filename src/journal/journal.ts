@@ -27,12 +27,8 @@ import {
   type SalvageResult,
   type StreamState,
 } from "./types";
-import {
-  appendInTxn,
-  writerStatements,
-  type WriterState,
-  type WriterStatements,
-} from "./write/append";
+import { appendInTxn, type WriterState } from "./write/append";
+import { InlineWrites, writerStatements, type WriterStatements } from "./write/txn-writes";
 import { loadDedupWindow } from "./write/dedup";
 import { defaultKeyFile, loadDigestKey } from "./write/digest-key";
 import type { RedactPolicy } from "./write/redact";
@@ -78,6 +74,7 @@ function check(
 class SqliteJournal extends SqliteView implements Journal {
   private readonly w: WriterState;
   private readonly st: WriterStatements;
+  private readonly inline: InlineWrites;
   private readonly retention: Retention | null = null;
   private lease: RecorderLease | null = null;
 
@@ -102,6 +99,7 @@ class SqliteJournal extends SqliteView implements Journal {
       verbatim,
     };
     this.st = writerStatements(db);
+    this.inline = new InlineWrites(this.st, this.store);
     const cacheSize = options.lastVersionCacheSize ?? DEFAULTS.lastVersionCacheSize;
     this.w = {
       store: this.store,
@@ -188,7 +186,7 @@ class SqliteJournal extends SqliteView implements Journal {
         .transaction(() => {
           this.lease?.renewInTransaction();
           this.catchUpWithOtherWriters(w);
-          return appendInTxn(w, this.st, batch);
+          return appendInTxn(w, this.inline, batch);
         })
         .immediate();
     } catch (err) {

@@ -1,4 +1,3 @@
-import type Database from "better-sqlite3";
 import { streamIdOf } from "../../event";
 import type { CachedVersion, LruCache } from "../store/cache";
 import type { KeyframeTable } from "../store/keyframe-table";
@@ -14,7 +13,8 @@ import {
 import type { RedactPolicy } from "./redact";
 import { packHex, packId, typeCode, watchCode, type Meta } from "../store/rows";
 import { checkIds, rowOf } from "./row-of";
-import { AUDIT_CODE, OBJECT_BUCKET, OBJECT_BUCKET_SHIFT } from "../store/schema";
+import { OBJECT_BUCKET_SHIFT } from "../store/schema";
+import type { TxnWrites } from "./txn-writes";
 import type { Store } from "../store/store";
 import { JournalError, type AppendBatch, type AppendResult } from "../types";
 
@@ -33,49 +33,6 @@ export interface WriterState {
   duplicates: number;
 }
 
-/** Prepared statements for the append path. */
-export function writerStatements(db: Database.Database) {
-  return {
-    // Object rows are checked for copies before they are encoded; other rows rely on the index.
-    insertObject: db.prepare(
-      `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    ),
-    insertControl: db.prepare(
-      `INSERT INTO records (seq, event_id, type, stream, object, observed_at, watch, rv, flags, hash, meta, body, base)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(event_id) WHERE object IS NULL AND type != ${AUDIT_CODE} DO NOTHING`,
-    ),
-    // Audit rows are checked for copies through records_audit (their event's stream and time).
-    auditCopy: db.prepare(
-      `SELECT 1 FROM records WHERE type=${AUDIT_CODE} AND object IS NULL AND stream=? AND observed_at=? AND event_id=? LIMIT 1`,
-    ),
-    // Copies are usually recent, so the newest rows are compared first.
-    objectCopy: db.prepare(
-      `SELECT 1 FROM records WHERE ${OBJECT_BUCKET}=? AND object=? AND event_id=? ORDER BY seq DESC LIMIT 1`,
-    ),
-    controlRv: db.prepare(
-      "SELECT 1 FROM records WHERE object IS NULL AND stream=? AND rv=? LIMIT 1",
-    ),
-    lastRv: db.prepare("SELECT last_rv FROM streams WHERE id=?"),
-    recentRv: db.prepare("SELECT 1 FROM records WHERE seq > ? AND stream=? AND rv=? LIMIT 1"),
-    advance: db.prepare("UPDATE streams SET last_rv=?, last_observed_at=? WHERE id=?"),
-    baselineDone: db.prepare(
-      "UPDATE streams SET last_baseline_seq=?, state=CASE WHEN state='degraded' THEN 'active' ELSE state END WHERE id=?",
-    ),
-    setState: db.prepare("UPDATE streams SET state=? WHERE id=?"),
-    lastSeq: db.prepare(
-      "INSERT INTO meta (key, value) VALUES ('last_seq', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-    ),
-    maxSeq: db.prepare("SELECT max(seq) FROM records").pluck(),
-    lastSeqValue: db.prepare("SELECT value FROM meta WHERE key='last_seq'").pluck(),
-    bucketTime: db.prepare(
-      `INSERT INTO bucket_times (k, min_observed) VALUES (?, ?)
-       ON CONFLICT(k) DO UPDATE SET min_observed = min(min_observed, excluded.min_observed)`,
-    ),
-  };
-}
-export type WriterStatements = ReturnType<typeof writerStatements>;
-
 // Scratch space for packed ids and hashes that are only bound to statements and read by the id
 // filter, never kept: SQLite copies bound blobs, so one buffer each serves every record.
 const scratchId = Buffer.alloc(16);
@@ -91,7 +48,7 @@ function isEmpty(meta: Meta): boolean {
 /** Runs inside the caller's transaction; returns cache updates to apply only once it commits. */
 export function appendInTxn(
   w: WriterState,
-  st: WriterStatements,
+  x: TxnWrites,
   batch: AppendBatch,
 ): {
   result: AppendResult;
@@ -148,8 +105,7 @@ export function appendInTxn(
       if (
         !created &&
         (exact || w.ids.mayHave(packedId)) &&
-        w.store.buckets.newest(Number.MAX_SAFE_INTEGER, b => st.objectCopy.get(b, id, packedId)) !==
-          undefined
+        x.objectCopy(id, packedId, rec.eventId)
       ) {
         duplicates++;
         continue;
@@ -160,7 +116,7 @@ export function appendInTxn(
     } else if (row.object !== undefined) {
       enc = encodeKeyframe(row.object, w.codec);
     } else if (rec.type === "audit_correlation") {
-      if (st.auditCopy.get(stream.id, row.observedMs, packedId) !== undefined) {
+      if (x.auditCopy(stream.id, row.observedMs, packedId, rec.eventId)) {
         duplicates++;
         continue;
       }
@@ -173,7 +129,9 @@ export function appendInTxn(
         : (packHex(hash, hash.length === 32 ? scratchHash : scratchShortHash) ?? hash);
     const metaJson = isEmpty(meta) ? null : JSON.stringify(meta);
     const flags = row.flags | (enc?.enc ?? 0);
-    const info = (objectId === null ? st.insertControl : st.insertObject).run(
+    const stored = x.row(
+      objectId !== null,
+      rec.eventId,
       seq,
       packedId,
       typeCode(rec.type),
@@ -188,7 +146,7 @@ export function appendInTxn(
       enc?.body ?? null,
       enc?.base ?? null,
     );
-    if (info.changes === 0) {
+    if (!stored) {
       duplicates++;
       continue;
     }
@@ -216,8 +174,8 @@ export function appendInTxn(
       });
       if (enc.base === null) keyframes.set(objectId, { seq, flags, body: enc.body });
     }
-    if (row.effect === "baseline-done") st.baselineDone.run(seq, stream.id);
-    else if (row.effect !== null) st.setState.run(row.effect, stream.id);
+    if (row.effect === "baseline-done") x.baselineDone(seq, stream.id);
+    else if (row.effect !== null) x.setState(row.effect, stream.id);
     seq++;
   }
   for (const cp of batch.checkpoints) {
@@ -225,19 +183,19 @@ export function appendInTxn(
     if (!stream) throw new JournalError(`checkpoint for unknown stream ${cp.streamId}`, "INVALID");
     // A checkpoint may only name a position that a durable record (now or earlier) holds.
     const inBatch = storedInBatch(rvStreams, rvs, stream.id, cp.resourceVersion);
-    if (!inBatch && !rvIsDurable(st, stream.id, cp.resourceVersion, w.nextSeq)) {
+    if (!inBatch && !x.rvIsDurable(stream.id, cp.resourceVersion, w.nextSeq)) {
       throw new JournalError(
         `checkpoint ${cp.streamId}@${cp.resourceVersion} points past every durable record of that stream`,
         "INVALID",
       );
     }
-    st.advance.run(cp.resourceVersion, cp.observedAt, stream.id);
+    x.advance(cp.resourceVersion, cp.observedAt, stream.id);
     // A checkpoint on a record of this batch lies at or after its first seq; any other keeps its bound.
     if (inBatch) resumes.push([stream.id, w.nextSeq]);
   }
   if (bucket >= 0) bucketMins.push([bucket, bucketMin]);
-  for (const [k, m] of bucketMins) st.bucketTime.run(k, m);
-  if (seq !== w.nextSeq) st.lastSeq.run(String(seq - 1));
+  for (const [k, m] of bucketMins) x.bucketTime(k, m);
+  if (seq !== w.nextSeq) x.lastSeq(String(seq - 1));
   const appended = seq - w.nextSeq;
   return {
     result: { appended, duplicates, firstSeq, lastSeq: firstSeq === null ? null : seq - 1 },
@@ -269,9 +227,6 @@ function baseFromDisk(w: WriterState, objectId: number): CachedVersion | null {
   return w.store.versions.currentBase(objectId, known, w.bodies);
 }
 
-// How far back a checkpoint may name an object RV that is neither in its batch nor a control row.
-const RECENT_ROWS = 100_000;
-
 /** Whether a record this batch stored carries the stream row and rv (newest first). */
 function storedInBatch(
   rvStreams: readonly number[],
@@ -282,17 +237,4 @@ function storedInBatch(
   for (let i = rvs.length - 1; i >= 0; i--)
     if (rvStreams[i] === streamRow && rvs[i] === rv) return true;
   return false;
-}
-
-/** Whether an earlier durable record of the stream carries rv: a control row, the current checkpoint, or recent rows. */
-function rvIsDurable(
-  st: WriterStatements,
-  streamRow: number,
-  rv: string,
-  nextSeq: number,
-): boolean {
-  if (st.controlRv.get(streamRow, rv)) return true;
-  const cur = st.lastRv.get(streamRow) as { last_rv: string | null } | undefined;
-  if (cur?.last_rv === rv) return true;
-  return st.recentRv.get(nextSeq - RECENT_ROWS, streamRow, rv) !== undefined;
 }
