@@ -28,8 +28,27 @@ export interface IdentityHit {
   created: boolean;
 }
 
+/**
+ * Where new identity rows go while the writer's transaction runs on the writer thread: it gives each
+ * row its id (the thread inserts it with that id), since this connection cannot insert meanwhile.
+ */
+export interface IdentityRows {
+  stream(
+    streamId: string,
+    clusterId: string,
+    grp: string,
+    version: string,
+    resource: string,
+    namespace: string,
+    selector: string,
+  ): number;
+  object(clusterId: string, kind: string, namespace: string, name: string, grp: string): number;
+}
+
 /** The registry of streams and object identities over one connection. */
 export class Registry {
+  /** Set while a planned transaction's rows go elsewhere (see IdentityRows); null inserts here. */
+  rows: IdentityRows | null = null;
   readonly streams = new Map<number, StreamRow>();
   readonly streamsById = new Map<string, StreamRow>();
   private readonly objectIds = new IdentityIds(50_000);
@@ -106,25 +125,28 @@ export class Registry {
     const known = this.streamsById.get(streamId);
     if (known) return known;
     if (streamId === "*") {
-      const id = Number(this.stmt.insertStream.run("*", "*", "", "", "", "", "").lastInsertRowid);
+      const id = this.insertStream("*", "*", "", "", "", "", "");
       return this.remember(id, "*", "*", "");
     }
     const k = parseStreamId(streamId);
     if (k.clusterId !== clusterId) {
       throw new Error(`record clusterId "${clusterId}" does not match its stream "${streamId}"`);
     }
-    const id = Number(
-      this.stmt.insertStream.run(
-        streamId,
-        k.clusterId,
-        k.group,
-        k.version,
-        k.resource,
-        k.namespace,
-        k.selector,
-      ).lastInsertRowid,
+    const id = this.insertStream(
+      streamId,
+      k.clusterId,
+      k.group,
+      k.version,
+      k.resource,
+      k.namespace,
+      k.selector,
     );
     return this.remember(id, streamId, k.clusterId, k.version);
+  }
+
+  private insertStream(...cols: Parameters<IdentityRows["stream"]>): number {
+    if (this.rows) return this.rows.stream(...cols);
+    return Number(this.stmt.insertStream.run(...cols).lastInsertRowid);
   }
 
   /** Finds an object identity id, or null when it is not registered. */
@@ -155,9 +177,9 @@ export class Registry {
   ): IdentityHit {
     const found = this.findObject(clusterId, group, kind, namespace, name);
     if (found !== null) return { id: found, created: false };
-    const id = Number(
-      this.stmt.insertObject.run(clusterId, kind, namespace, name, group).lastInsertRowid,
-    );
+    const id = this.rows
+      ? this.rows.object(clusterId, kind, namespace, name, group)
+      : Number(this.stmt.insertObject.run(clusterId, kind, namespace, name, group).lastInsertRowid);
     this.objectIds.set(clusterId, group, kind, namespace, name, id);
     return { id, created: true };
   }
