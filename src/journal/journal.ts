@@ -28,6 +28,7 @@ import {
   type StreamState,
 } from "./types";
 import { appendInTxn, type WriterState } from "./write/append";
+import { AsyncAppends } from "./write/async-appends";
 import { InlineWrites, writerStatements, type WriterStatements } from "./write/txn-writes";
 import { loadDedupWindow } from "./write/dedup";
 import { defaultKeyFile, loadDigestKey } from "./write/digest-key";
@@ -77,11 +78,13 @@ class SqliteJournal extends SqliteView implements Journal {
   private readonly inline: InlineWrites;
   private readonly retention: Retention | null = null;
   private lease: RecorderLease | null = null;
+  /** Pipelined appends over the writer thread: started by the first appendAsync, null when off. */
+  private async: AsyncAppends | null | undefined;
 
   constructor(
     path: string,
     db: Database.Database,
-    options: JournalOptions,
+    private readonly options: JournalOptions,
     /** Records arrive already redacted (a salvage copies them from another journal). */
     verbatim = false,
   ) {
@@ -156,8 +159,75 @@ class SqliteJournal extends SqliteView implements Journal {
     this.localWrites++;
   }
 
+  /**
+   * Like append, but the batch commits on the journal's writer thread while the caller goes on (and
+   * may plan the next batch): with writerThread set, up to a few batches are in flight at once, and
+   * they commit in the order of the calls. Without a writer thread it is append behind a promise.
+   */
+  appendAsync(batch: AppendBatch): Promise<AppendResult> {
+    try {
+      this.open();
+      if (this.async === undefined) this.async = this.startAsync();
+      if (!this.async) return Promise.resolve(this.append(batch));
+      return this.async.append(batch);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : toJournalError(err, "append"));
+    }
+  }
+
+  private startAsync(): AsyncAppends | null {
+    const t = this.options.writerThread;
+    if (!t) return null;
+    return AsyncAppends.start(
+      {
+        db: this.db,
+        path: this.path,
+        w: this.w,
+        st: this.st,
+        store: this.store,
+        maxSeq: () => this.maxSeq(),
+        afterCommit: () => this.afterCommit(),
+        makeRoom: () => this.makeRoom(),
+        leaseCheck: renew => this.lease?.renewVia(renew),
+      },
+      {
+        sync: this.options.sync,
+        pageCacheKiB: this.options.pageCacheKiB,
+        busyTimeoutMs: this.options.busyTimeoutMs ?? CONNECTION_DEFAULTS.busyTimeoutMs,
+        script: typeof t === "object" ? t.script : undefined,
+      },
+    );
+  }
+
+  /** On a full disk: prunes the oldest history in steps; false when the journal has no retention. */
+  private makeRoom(): boolean {
+    if (!this.retention) return false;
+    this.retention.diskFull();
+    this.pruneInSteps();
+    return true;
+  }
+
+  /** Lets every batch in flight on the writer thread finish before a write on this connection. */
+  private quiesce(): void {
+    this.async?.quiesce();
+  }
+
+  /** After a batch is durable: the view's caches go stale, and retention runs when due. */
+  private afterCommit(): void {
+    this.wrote();
+    // A prune that fails is retried after a later batch, never fails this one.
+    if (this.retention?.due()) {
+      try {
+        this.prune(new Date());
+      } catch (err) {
+        log.warn({ err, path: this.path }, "prune after an append failed; it is retried later");
+      }
+    }
+  }
+
   append(batch: AppendBatch): AppendResult {
     this.open();
+    this.quiesce();
     if (batch.records.length === 0 && batch.checkpoints.length === 0 && !batch.streams?.length) {
       return { appended: 0, duplicates: 0, firstSeq: null, lastSeq: null };
     }
@@ -207,7 +277,6 @@ class SqliteJournal extends SqliteView implements Journal {
       }
       throw err;
     }
-    this.wrote();
     w.nextSeq = out.nextSeq;
     w.duplicates += out.duplicates;
     for (const [id, v] of out.pending) {
@@ -216,25 +285,25 @@ class SqliteJournal extends SqliteView implements Journal {
     }
     for (const [id, k] of out.keyframes) w.bodies.set(id, k.seq, k.flags, k.body);
     for (const [stream, seq] of out.resumes) w.ids.checkpointAt(stream, seq);
-    // The batch is durable now; a prune that fails is retried after a later batch, never fails this one.
-    if (this.retention?.due()) {
-      try {
-        this.prune(new Date());
-      } catch (err) {
-        log.warn({ err, path: this.path }, "prune after an append failed; it is retried later");
-      }
-    }
+    this.afterCommit();
     return out.result;
   }
 
   /** Takes the recorder's lease (see write/lease.ts); throws LEASED while another recorder holds it. */
   holdRecorderLease(options: RecorderLeaseOptions): void {
+    this.quiesce();
     const lease = new RecorderLease(this.db, this.path, options);
     lease.acquire();
     this.lease = lease;
   }
 
   override close(): void {
+    // Batches in flight finish first; the thread then closes its own connection.
+    if (this.async) {
+      this.quiesce();
+      void this.async.close();
+      this.async = null;
+    }
     this.lease?.release();
     this.lease = null;
     super.close();
@@ -242,6 +311,7 @@ class SqliteJournal extends SqliteView implements Journal {
 
   setStreamState(streamId: string, state: StreamState): void {
     this.open();
+    this.quiesce();
     const info = this.db
       .prepare("UPDATE streams SET state=? WHERE stream_id=?")
       .run(state, streamId);
@@ -251,6 +321,7 @@ class SqliteJournal extends SqliteView implements Journal {
 
   deleteSnapshots(eventIds: string[]): number {
     this.open();
+    this.quiesce();
     // Snapshot records are summaries that nothing else points at, so removing one leaves every
     // chain, checkpoint and ingestSeq intact.
     const del = this.db.prepare(
@@ -284,6 +355,7 @@ class SqliteJournal extends SqliteView implements Journal {
 
   prune(now?: Date, force = false, maxShare?: number): JournalRecord | null {
     this.open();
+    this.quiesce();
     if (!this.retention) return null;
     const w = this.w;
     try {
@@ -332,6 +404,7 @@ class SqliteJournal extends SqliteView implements Journal {
 
   checkpointWal(): void {
     this.open();
+    this.quiesce();
     this.db.pragma("wal_checkpoint(TRUNCATE)");
   }
 

@@ -107,6 +107,11 @@ export interface JournalOptions {
   pageCacheKiB?: number;
   redact?: Partial<RedactOptions>;
   retention?: RetentionOptions;
+  /**
+   * Pipelined appends (appendAsync): each batch commits on a writer thread with its own connection
+   * while this thread plans the next. Off by default; an object names the thread's script.
+   */
+  writerThread?: boolean | { script?: string };
   /** Object-record ids per generation of the dedup window (two generations; 2 to 4 bytes per id). */
   dedupWindow?: number;
   /** Native addon path for bundled builds (D3); defaults to the installed better-sqlite3. */
@@ -481,6 +486,11 @@ export interface JournalView {
 /** The journal's single writer; it reads through its own connection as a view too. */
 export interface Journal extends JournalView {
   append(batch: AppendBatch): AppendResult;
+  /**
+   * append, pipelined: resolves once the batch is durable; batches commit in call order. With
+   * JournalOptions.writerThread the next batch is planned while this one commits on the thread.
+   */
+  appendAsync(batch: AppendBatch): Promise<AppendResult>;
   setStreamState(streamId: string, state: StreamState): void;
   /** Deletes snapshot records by eventId (other record types are never touched); returns how many. */
   deleteSnapshots(eventIds: string[]): number;

@@ -31,6 +31,11 @@ export interface WriterState {
   ids: DedupWindow;
   nextSeq: number;
   duplicates: number;
+  /**
+   * Keyframes of batches planned but not yet committed (pipelined appends), oldest first: until
+   * their batch commits, the file cannot give them back after the object cache lets one go.
+   */
+  unsaved?: Map<number, CachedVersion>[];
 }
 
 // Scratch space for packed ids and hashes that are only bound to statements and read by the id
@@ -213,6 +218,12 @@ export function appendInTxn(
  * there is one), which keeps the body read in the tier.
  */
 function baseFromDisk(w: WriterState, objectId: number): CachedVersion | null {
+  const unsaved = w.unsaved;
+  if (unsaved)
+    for (let i = unsaved.length - 1; i >= 0; i--) {
+      const v = unsaved[i].get(objectId);
+      if (v) return v;
+    }
   const known = w.positions.get(objectId);
   const kept = known ? w.bodies.get(objectId, known.seq) : undefined;
   if (known && kept) {

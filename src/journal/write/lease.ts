@@ -185,6 +185,19 @@ export class RecorderLease {
     this.write(t);
   }
 
+  /**
+   * renewInTransaction for a batch that commits on the writer thread: throws LEASED once lost, and
+   * when a renewal is due hands it to `renew`, which the thread runs inside the batch only while
+   * this process still holds the lease (else the batch fails with LEASED).
+   */
+  renewVia(renew: (key: string, instance: string, valueJson: string) => void): void {
+    if (this.lost) throw this.lostError();
+    const t = this.now();
+    if (t - this.lastRenew < this.ttlMs / 3) return;
+    renew(LEASE_KEY, this.me.instance, JSON.stringify({ ...this.me, heartbeat: t }));
+    this.lastRenew = t;
+  }
+
   private renewQuietly(): void {
     try {
       this.db.transaction(() => this.renewInTransaction()).immediate();
