@@ -119,23 +119,38 @@ export class PackedWrites implements TxnWrites, IdentityRows {
     // Control rows rely on a unique index inline; here the copy must be ruled out before packing.
     if (!objectRow && type !== AUDIT_CODE && (this.inFlight(eventId) || this.controlCopy(packedId)))
       return false;
-    const args = [
-      seq,
-      packedId,
-      type,
-      stream,
-      object,
-      observedMs,
-      watch,
-      rv,
-      flags,
-      hash,
-      meta,
-      body,
-      base,
-    ] as const;
-    if (objectRow) this.builder.record(...args);
-    else this.builder.control(...args);
+    if (objectRow)
+      this.builder.record(
+        seq,
+        packedId,
+        type,
+        stream,
+        object,
+        observedMs,
+        watch,
+        rv,
+        flags,
+        hash,
+        meta,
+        body,
+        base,
+      );
+    else
+      this.builder.control(
+        seq,
+        packedId,
+        type,
+        stream,
+        object,
+        observedMs,
+        watch,
+        rv,
+        flags,
+        hash,
+        meta,
+        body,
+        base,
+      );
     cur.ids.add(eventId);
     if (rv !== null) {
       cur.rvStreams.push(stream);
