@@ -148,6 +148,7 @@ class SqliteJournal extends SqliteView implements Journal {
     w.nextSeq = durable + 1;
     w.cache.clear();
     w.positions.clear();
+    w.unsaved = [];
     w.bodies.clear();
     this.store.forget();
     this.store.registry.reloadStreams();
@@ -188,6 +189,7 @@ class SqliteJournal extends SqliteView implements Journal {
         maxSeq: () => this.maxSeq(),
         afterCommit: () => this.afterCommit(),
         makeRoom: () => this.makeRoom(),
+        writerPragmas: () => this.retention?.connectionPragmas ?? {},
         leaseCheck: renew => this.lease?.renewVia(renew),
       },
       {
@@ -366,6 +368,7 @@ class SqliteJournal extends SqliteView implements Journal {
         // Pruning rewrites chains into keyframes, so cached chain lengths are stale.
         w.cache.clear();
         w.positions.clear();
+        w.unsaved = [];
         w.bodies.clear();
       }
       return rec;

@@ -88,6 +88,8 @@ export class Retention {
   /** Pages in use; prepared once, as due() runs after every commit (db.pragma() prepares per call). */
   private readonly pageCounts: Database.Statement;
 
+  private walPragmas: Record<string, number> = {};
+
   constructor(
     private readonly db: Database.Database,
     private readonly store: Store,
@@ -111,10 +113,22 @@ export class Retention {
       const wal = walLimits(maxBytes, this.pageSize);
       db.pragma(`wal_autocheckpoint = ${wal.autocheckpointPages}`);
       db.pragma(`journal_size_limit = ${wal.sizeLimitBytes}`);
+      this.walPragmas = {
+        wal_autocheckpoint: wal.autocheckpointPages,
+        journal_size_limit: wal.sizeLimitBytes,
+      };
     }
     this.reservePath = `${path}-reserve`;
     if (maxBytes)
       this.makeReserve(Math.min(RESERVE_MAX, Math.max(RESERVE_MIN, maxBytes * WAL_SHARE)));
+  }
+
+  /**
+   * The per-connection limits this budget sets on the writer's connection, which another connection
+   * writing for it (the journal's writer thread) must set on its own as well.
+   */
+  get connectionPragmas(): Record<string, number> {
+    return this.capPages === null ? {} : { max_page_count: this.capPages, ...this.walPragmas };
   }
 
   private makeReserve(bytes: number): void {

@@ -156,4 +156,36 @@ describe("appendAsync on the writer thread", () => {
       db.close();
     }
   });
+
+  it("keeps to a byte budget: the thread's connection gets its limits and prunes make room", async () => {
+    const tmp = tempJournalPath();
+    const budget = 1_000_000;
+    const j = openJournal(tmp.path, {
+      retention: { maxBytes: budget },
+      keyframeEvery: 8,
+      sync: "NORMAL",
+      writerThread: true,
+    });
+    try {
+      const bs = batches(60, 100, 40).map(b =>
+        b.map(r => {
+          const o = structuredClone(r.object!);
+          o.metadata.annotations = { churn: `${r.resource!.resourceVersion}`.repeat(30) };
+          return { ...r, object: o, objectHash: undefined };
+        }),
+      );
+      let maxSize = 0;
+      for (let i = 0; i < bs.length; i += 3) {
+        await Promise.all(
+          bs.slice(i, i + 3).map(b => j.appendAsync({ records: b, checkpoints: checkpointsOf(b) })),
+        );
+        maxSize = Math.max(maxSize, j.sizeBytes());
+      }
+      expect(maxSize).toBeLessThanOrEqual(budget * 1.1);
+      expect(j.events({ types: ["pruned"] }).records.length).toBeGreaterThan(0);
+      expect(j.fsck()).toMatchObject({ ok: true, problems: [] });
+    } finally {
+      j.close();
+    }
+  });
 });

@@ -13,6 +13,7 @@ import { AppendPipeline, type Plan, type PipelineHost } from "./pipeline";
 import { TxnBuilder } from "./txn-pack";
 import type { WriterStatements } from "./txn-writes";
 import { WriterThread, WriterThreadError } from "./writer-thread";
+import type { WriterPragma } from "./writer-worker";
 
 const log = logger("journal.async");
 
@@ -28,6 +29,8 @@ export interface AsyncJournal {
   afterCommit(): void;
   /** On a full disk: prunes to make room; false when the journal has no retention. */
   makeRoom(): boolean;
+  /** Per-connection limits of the journal's byte budget, which the thread's connection needs too. */
+  writerPragmas(): Partial<Record<WriterPragma, number>>;
   /** Throws LEASED when this process lost the recorder lease; renews it inside the batch when due. */
   leaseCheck(renew: (key: string, instance: string, valueJson: string) => void): void;
 }
@@ -72,6 +75,7 @@ export class AsyncAppends implements PipelineHost {
         pageCacheKiB: opts.pageCacheKiB,
         busyTimeoutMs: opts.busyTimeoutMs,
         script: opts.script,
+        pragmas: j.writerPragmas(),
       });
       return new AsyncAppends(j, thread, opts.busyTimeoutMs);
     } catch (err) {
@@ -120,7 +124,9 @@ export class AsyncAppends implements PipelineHost {
 
   committed(plan: Plan): void {
     const w = this.j.w;
-    w.unsaved?.shift();
+    // By reference: a prune or a catch-up may have dropped the list since (their reads are fresh).
+    const i = w.unsaved?.indexOf(plan.pending) ?? -1;
+    if (i >= 0) w.unsaved!.splice(i, 1);
     for (const [id, k] of plan.keyframes) w.bodies.set(id, k.seq, k.flags, k.body);
     this.j.afterCommit();
   }
@@ -139,7 +145,15 @@ export class AsyncAppends implements PipelineHost {
   }
 
   makeRoom(): boolean {
-    return this.j.makeRoom();
+    if (!this.j.makeRoom()) return false;
+    // A full disk lowers the budget's page cap; the thread must keep to it before the batch runs again.
+    for (const [name, value] of Object.entries(this.j.writerPragmas()))
+      this.thread
+        .pragma(name as WriterPragma, value)
+        .catch((err: unknown) =>
+          log.warn({ err, path: this.j.path }, "could not set a limit on the writer thread"),
+        );
+    return true;
   }
 
   errorOf(err: unknown): Error & { code?: string } {

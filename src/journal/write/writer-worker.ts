@@ -7,7 +7,7 @@ import type Database from "better-sqlite3";
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { connect } from "../store/connection";
 import type { SyncMode } from "../types";
-import { writerStatements, type WriterStatements } from "./append";
+import { writerStatements, type WriterStatements } from "./txn-writes";
 import { applyTxn, readExpect } from "./txn-apply";
 import type { RecordRow, TxnOps } from "./txn-format";
 
