@@ -109,5 +109,19 @@ await build({
   minify: true,
   logLevel: "warning",
 });
+// The journal's writer thread (src/journal/write/writer-thread.ts) loads this file beside the chunk
+// that starts it; a recorder of a big cluster commits its appends there.
+await build({
+  entryPoints: [join(root, "src", "journal", "write", "writer-worker.ts")],
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  outfile: join(out, "chunks", "writer-worker.js"),
+  external,
+  minify: true,
+  ...NAMES,
+  logLevel: "warning",
+});
 // Every file here is CommonJS, whatever the package around it declares.
 writeFileSync(join(out, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);

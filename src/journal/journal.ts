@@ -80,6 +80,8 @@ class SqliteJournal extends SqliteView implements Journal {
   private lease: RecorderLease | null = null;
   /** Pipelined appends over the writer thread: started by the first appendAsync, null when off. */
   private async: AsyncAppends | null | undefined;
+  /** JournalOptions.writerThread, or true once enableWriterThread ran. */
+  private writerThread: JournalOptions["writerThread"];
 
   constructor(
     path: string,
@@ -89,6 +91,7 @@ class SqliteJournal extends SqliteView implements Journal {
     verbatim = false,
   ) {
     super(path, db, new Store(db));
+    this.writerThread = options.writerThread;
     const salt = loadDigestKey(db, path, options.redact?.keyFile);
     const codec: CodecOptions = {
       keyframeEvery: Math.max(1, options.keyframeEvery ?? DEFAULTS.keyframeEvery),
@@ -176,8 +179,17 @@ class SqliteJournal extends SqliteView implements Journal {
     }
   }
 
+  /**
+   * Starts pipelining appendAsync over a writer thread from the next call on (a recorder that finds
+   * a big cluster; JournalOptions.writerThread does it from the start).
+   */
+  enableWriterThread(): void {
+    if (this.async === null) this.async = undefined;
+    this.writerThread ??= true;
+  }
+
   private startAsync(): AsyncAppends | null {
-    const t = this.options.writerThread;
+    const t = this.writerThread;
     if (!t) return null;
     return AsyncAppends.start(
       {

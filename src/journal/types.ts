@@ -491,6 +491,8 @@ export interface Journal extends JournalView {
    * JournalOptions.writerThread the next batch is planned while this one commits on the thread.
    */
   appendAsync(batch: AppendBatch): Promise<AppendResult>;
+  /** From the next appendAsync on, batches commit on a writer thread (see JournalOptions.writerThread). */
+  enableWriterThread(): void;
   setStreamState(streamId: string, state: StreamState): void;
   /** Deletes snapshot records by eventId (other record types are never touched); returns how many. */
   deleteSnapshots(eventIds: string[]): number;

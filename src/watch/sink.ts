@@ -35,6 +35,9 @@ export interface SinkOptions {
   commitEveryMs?: number;
 }
 
+/** Batches appended and not yet durable at once (see flush). */
+const IN_FLIGHT = 2;
+
 /**
  * A bounded FIFO in front of the journal. Streams push in order; a flush commits everything queued in
  * one transaction (group commit). A full queue makes push wait, which stops the caller reading its
@@ -50,6 +53,8 @@ export class JournalSink {
   private waiters: (() => void)[] = [];
   private settledWaiters: (() => void)[] = [];
   private refused = false;
+  /** Batches appended and not yet reported, oldest first (at most IN_FLIGHT); err once answered. */
+  private readonly inFlight: { items: SinkItem[]; answered: boolean; err: unknown }[] = [];
 
   constructor(
     private readonly journal: Journal,
@@ -105,9 +110,10 @@ export class JournalSink {
     }
   }
 
-  /** Resolves when nothing is queued for the owner's stream (committed or failed). */
+  /** Resolves when nothing is queued or in flight for the owner's stream (committed or failed). */
   async settled(streamId: string): Promise<void> {
-    while (this.queue.some(i => i.owner.streamId === streamId)) {
+    const mine = (i: SinkItem) => i.owner.streamId === streamId;
+    while (this.queue.some(mine) || this.inFlight.some(b => b.items.some(mine))) {
       this.schedule();
       await new Promise<void>(resolve => this.settledWaiters.push(resolve));
     }
@@ -142,6 +148,9 @@ export class JournalSink {
   /** Commits up to maxBatch queued records now. */
   flush(): void {
     if (this.refused) return;
+    // The journal plans the next batch while its writer thread commits the last; more in flight
+    // would only queue there. The batch that settles schedules the next flush.
+    if (this.inFlight.length >= IN_FLIGHT) return;
     const take: SinkItem[] = [];
     let n = 0;
     while (this.queue.length > 0 && (take.length === 0 || n < this.opts.maxBatch)) {
@@ -161,23 +170,55 @@ export class JournalSink {
   }
 
   private commit(items: SinkItem[]): void {
-    try {
-      this.append(
-        items.flatMap(i => i.records),
-        checkpointsOf(items),
-        items,
+    const entry = { items, answered: false, err: null as unknown };
+    this.inFlight.push(entry);
+    const answer = (err: unknown) => {
+      entry.answered = true;
+      entry.err = err;
+      this.report();
+    };
+    this.journal
+      .appendAsync(
+        this.batchOf(
+          items.flatMap(i => i.records),
+          checkpointsOf(items),
+          items,
+        ),
+      )
+      .then(
+        () => answer(null),
+        (err: unknown) => answer(err ?? new Error("append failed")),
       );
-    } catch (err) {
-      if (!isRecordFault(err)) return this.fail(items, err, items);
+  }
+
+  /**
+   * Reports answered batches in the order they were appended. A refusal can be answered before an
+   * earlier batch's commit is (it fails while being planned), and a stream must hear of its items
+   * in order.
+   */
+  private report(): void {
+    while (this.inFlight.length > 0 && this.inFlight[0].answered) {
+      const { items, err } = this.inFlight.shift()!;
+      if (this.refused) continue;
+      if (err === null) this.done(items);
+      else if (!isRecordFault(err)) this.fail(items, err, items);
       // One record (or checkpoint) the journal refuses must not stall every stream in the batch:
       // commit the rest without it (isolate), and fail only an owner whose own item cannot be saved.
-      this.isolate(items);
-      return;
+      else this.isolate(items);
     }
-    this.done(items);
+    for (const w of this.settledWaiters.splice(0)) w();
+    if (this.queue.length > 0) this.schedule();
   }
 
   private append(records: JournalRecord[], checkpoints: Map<string, string>, items: SinkItem[]) {
+    this.journal.append(this.batchOf(records, checkpoints, items));
+  }
+
+  private batchOf(
+    records: JournalRecord[],
+    checkpoints: Map<string, string>,
+    items: SinkItem[],
+  ): AppendBatch {
     const observedAt = new Date().toISOString();
     const streams = new Map<string, StreamKey>();
     for (const it of items) streams.set(it.owner.streamId, it.owner.key);
@@ -190,7 +231,7 @@ export class JournalSink {
       })),
       streams: [...streams.values()],
     };
-    this.journal.append(batch);
+    return batch;
   }
 
   private done(items: SinkItem[]): void {

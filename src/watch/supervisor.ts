@@ -47,6 +47,7 @@ export function resumePointOf(
  * rate, not its memory, sets the bar from then on. Commits share an fsync (commitEveryMs), the
  * journal's page cache grows to bigClusterPageCacheKiB, so the indexes every event looks up stay in
  * it, and its identity map to bigClusterIdentities, so an event finds its object's id without a read.
+ * Its appends move to the journal's writer thread.
  */
 export function bigClusterTuning(
   sink: JournalSink,
@@ -57,6 +58,9 @@ export function bigClusterTuning(
     sink.commitEvery(options.commitEveryMs);
     journal.setPageCacheKiB(options.bigClusterPageCacheKiB);
     journal.setIdentityCacheSize(options.bigClusterIdentities);
+    // Appends then commit on the journal's writer thread while this one plans the next batch; a
+    // small cluster keeps to one thread (the thread costs an isolate and a page cache of its own).
+    journal.enableWriterThread();
   };
 }
 

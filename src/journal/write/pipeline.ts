@@ -27,6 +27,8 @@ export interface PipelineHost {
   planned(plan: Plan): void;
   /** The batch is durable: keep its keyframe bodies, note the change, run retention when due. */
   committed(plan: Plan): void;
+  /** Blocks until every submitted batch has finished (their promises settle later, as usual). */
+  quiesce(): void;
   /** Forgets everything planned on top of the file and reloads the writer's state from it. */
   resetFromDisk(): void;
   /** On a full disk: prunes to make room; false when nothing can be pruned. */
@@ -51,7 +53,7 @@ export class AppendPipeline {
   private readonly waiting: Entry[] = [];
   private inFlight: Entry[] = [];
   private replan: Entry[] = [];
-  private failure: { entry: Entry | null; err: unknown } | null = null;
+  private failure: { entry: Entry; err: unknown } | null = null;
   private recovering = false;
 
   constructor(
@@ -77,11 +79,14 @@ export class AppendPipeline {
       try {
         this.submit(e);
       } catch (err) {
-        // The plan changed the writer's state part way: reload it once the batches before are answered.
+        // The plan changed the writer's state part way (identities, the id filter). The batches
+        // before it are sound: let them finish, then reload the state from the file at once, so
+        // whatever the caller writes next (it may isolate the bad record with plain appends) builds
+        // on the file rather than on the abandoned plan.
         this.host.packed.abandon();
+        this.host.quiesce();
+        this.host.resetFromDisk();
         e.reject(this.host.errorOf(err));
-        this.recover(null, null);
-        return;
       }
     }
   }
@@ -125,9 +130,8 @@ export class AppendPipeline {
   }
 
   /** Starts a recovery; it finishes once every batch in flight has answered. */
-  private recover(entry: Entry | null, err: unknown): void {
-    if (!this.failure || (this.failure.entry === null && entry !== null))
-      this.failure = { entry, err };
+  private recover(entry: Entry, err: unknown): void {
+    this.failure ??= { entry, err };
     if (this.recovering) return;
     this.recovering = true;
     if (this.inFlight.length === 0) this.finishRecovery();
