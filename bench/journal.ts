@@ -182,7 +182,7 @@ export async function main(args: string[]): Promise<void> {
         `ratio ${(rawCpuUs / jt.cpuUs).toFixed(2)}; wall per event: journal ${((ms(jt.ns) * 1000) / events).toFixed(1)} µs, raw ${((ms(rawNs) * 1000) / events).toFixed(1)} µs`,
     );
     console.log(
-      `append on this thread only (append, no writer thread; what the recorder runs until its sink uses appendAsync): journal ${inlRate.toFixed(0)} ev/s, ` +
+      `append on this thread only (no writer thread: what a recorder of a small cluster runs): journal ${inlRate.toFixed(0)} ev/s, ` +
         `ratio ${(inlRate / rawRate).toFixed(2)} (${verdict(inlRate / rawRate >= 0.8, ">= 0.8")}); ` +
         `CPU per event ${(inl.cpuUs / events).toFixed(1)} µs, wall ${((ms(inl.ns) * 1000) / events).toFixed(1)} µs`,
     );
