@@ -185,7 +185,7 @@ class SqliteJournal extends SqliteView implements Journal {
    */
   enableWriterThread(): void {
     if (this.async === null) this.async = undefined;
-    this.writerThread ??= true;
+    this.writerThread ||= true;
   }
 
   private startAsync(): AsyncAppends | null {
@@ -315,7 +315,11 @@ class SqliteJournal extends SqliteView implements Journal {
     // Batches in flight finish first; the thread then closes its own connection.
     if (this.async) {
       this.quiesce();
-      void this.async.close();
+      this.async
+        .close()
+        .catch((err: unknown) =>
+          log.warn({ err, path: this.path }, "the journal's writer thread did not close cleanly"),
+        );
       this.async = null;
     }
     this.lease?.release();

@@ -28,11 +28,18 @@ export const ENC_RV = 128;
 export const ENC_LINES = 256;
 /** Every flag bit that describes the body encoding (the rest belong to the record). */
 export const ENC_BITS = ENC_MASK | ENC_DEFLATE | ENC_DICT | ENC_STAR | ENC_RV | ENC_LINES;
+/**
+ * Never stored: the body is still its raw text, long enough to deflate, and the journal's writer
+ * thread deflates it on the way to the file (finishPack), so the planning thread does not.
+ */
+export const ENC_PACK_LATER = 1 << 20;
 
 export interface CodecOptions {
   keyframeEvery: number;
   /** Bodies at least this long are deflated (kept only when smaller). */
   deflateMinBytes: number;
+  /** Leaves the deflate to the writer thread (ENC_PACK_LATER). */
+  packLater?: boolean;
 }
 
 /**
@@ -98,11 +105,23 @@ export function fromTuples(tuples: OpTuple[]): Operation[] {
 const withDictionary = rawCodec(DEFLATE_DICTIONARY, 6);
 const withoutDictionary = rawCodec(undefined, 6);
 
-function pack(text: string, opts: CodecOptions): { body: Buffer; deflated: boolean } {
+/** The body bytes and the encoding bits they add to the flags. */
+function pack(text: string, opts: CodecOptions): { body: Buffer; bits: number } {
   const raw = Buffer.from(text, "utf8");
-  if (raw.length < opts.deflateMinBytes) return { body: raw, deflated: false };
+  if (raw.length < opts.deflateMinBytes) return { body: raw, bits: 0 };
+  if (opts.packLater) return { body: raw, bits: ENC_PACK_LATER };
   const z = withDictionary.deflate(raw);
-  return z.length < raw.length ? { body: z, deflated: true } : { body: raw, deflated: false };
+  return z.length < raw.length ? { body: z, bits: ENC_DEFLATE | ENC_DICT } : { body: raw, bits: 0 };
+}
+
+/** What the writer thread stores for a body flagged ENC_PACK_LATER: deflated when that is smaller. */
+export function finishPack(flags: number, body: Buffer): { flags: number; body: Buffer } {
+  if (!(flags & ENC_PACK_LATER)) return { flags, body };
+  const f = flags & ~ENC_PACK_LATER;
+  const z = withDictionary.deflate(body);
+  return z.length < body.length
+    ? { flags: f | ENC_DEFLATE | ENC_DICT, body: z }
+    : { flags: f, body };
 }
 
 function unpack(enc: number, body: Buffer): string {
@@ -142,7 +161,7 @@ export function encodeObject(
           ENC_STAR |
           (lines !== null ? ENC_LINES : 0) |
           (rvOmitted ? ENC_RV : 0) |
-          (p.deflated ? ENC_DEFLATE | ENC_DICT : 0),
+          p.bits,
         body: p.body,
         base: base.seq,
         chainLen: base.chainLen + 1,
@@ -158,7 +177,7 @@ export function encodeKeyframe(object: unknown, opts: CodecOptions): EncodedBody
   const json = JSON.stringify(object);
   const k = pack(json, opts);
   return {
-    enc: ENC_KEYFRAME | (k.deflated ? ENC_DEFLATE | ENC_DICT : 0),
+    enc: ENC_KEYFRAME | k.bits,
     body: k.body,
     base: null,
     chainLen: 0,

@@ -117,9 +117,9 @@ export function appendInTxn(
       }
       // A just-created identity has no versions, so skip the cache (and its miss count) and the read.
       base = created ? null : (pending.get(id) ?? w.cache.get(id) ?? baseFromDisk(w, id));
-      enc = encodeObject(base, row.object, w.codec, row.patchRv);
+      enc = encodeObject(base, row.object, x.codec ?? w.codec, row.patchRv);
     } else if (row.object !== undefined) {
-      enc = encodeKeyframe(row.object, w.codec);
+      enc = encodeKeyframe(row.object, x.codec ?? w.codec);
     } else if (rec.type === "audit_correlation") {
       if (x.auditCopy(stream.id, row.observedMs, packedId, rec.eventId)) {
         duplicates++;

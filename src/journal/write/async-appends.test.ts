@@ -3,6 +3,7 @@
 // writer, a refused record and synchronous writes in between.
 import Database from "better-sqlite3";
 import { eventRecord, type JournalRecord } from "../../event";
+import { ENC_DEFLATE, ENC_KEYFRAME, ENC_MASK, ENC_PACK_LATER } from "../codec/codec";
 import { openJournal, type Journal } from "../index";
 import {
   at,
@@ -152,6 +153,13 @@ describe("appendAsync on the writer thread", () => {
       expect(db.prepare("SELECT count(*) FROM records").pluck().get()).toBe(
         bs.flat().length - 2 * 2,
       );
+      // Bodies the plan left raw were deflated by the thread, and the mark never reaches the file.
+      const count = (where: string) =>
+        db.prepare(`SELECT count(*) FROM records WHERE ${where}`).pluck().get();
+      expect(count(`flags & ${ENC_PACK_LATER}`)).toBe(0);
+      expect(
+        count(`(flags & ${ENC_MASK}) = ${ENC_KEYFRAME} AND flags & ${ENC_DEFLATE}`),
+      ).toBeGreaterThan(0);
     } finally {
       db.close();
     }

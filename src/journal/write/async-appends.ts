@@ -61,6 +61,7 @@ export class AsyncAppends implements PipelineHost {
       j.store,
       this.builder,
       id => controlCopy.get(id, AUDIT_CODE) !== undefined,
+      j.w.codec,
     );
     this.loadIds();
     this.pipeline = new AppendPipeline(this, thread);

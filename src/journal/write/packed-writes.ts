@@ -2,6 +2,7 @@
 // batch as one transaction on its own connection while this thread plans the next. Until a batch
 // commits, this connection cannot see its rows, so the reads a plan needs (is this id a copy? does a
 // durable record carry this rv?) look at the batches still in flight first, then at the file.
+import type { CodecOptions } from "../codec/codec";
 import type { IdentityRows } from "../store/registry";
 import { AUDIT_CODE } from "../store/schema";
 import type { Store } from "../store/store";
@@ -25,12 +26,18 @@ export class PackedWrites implements TxnWrites, IdentityRows {
   private lastObjectId = 0;
   private lastStreamId = 0;
 
+  /** The writer's codec, with deflate left to the writer thread (ENC_PACK_LATER). */
+  readonly codec: CodecOptions;
+
   constructor(
     private readonly st: WriterStatements,
     private readonly store: Store,
     private readonly builder: TxnBuilder,
     private readonly controlCopy: (packedId: Buffer | string) => boolean,
-  ) {}
+    codec: CodecOptions,
+  ) {
+    this.codec = { ...codec, packLater: true };
+  }
 
   /** Reads the highest identity ids from the file: at start, and after a reset. */
   load(maxObjectId: number, maxStreamId: number): void {

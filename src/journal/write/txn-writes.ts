@@ -5,6 +5,7 @@
 // prove checkpoints go through the same object, because only it knows what is written but not yet
 // visible.
 import type Database from "better-sqlite3";
+import type { CodecOptions } from "../codec/codec";
 import { AUDIT_CODE, OBJECT_BUCKET } from "../store/schema";
 import type { Store } from "../store/store";
 
@@ -53,6 +54,8 @@ export type WriterStatements = ReturnType<typeof writerStatements>;
 
 /** The writes of one planned transaction, and the reads that must see them. */
 export interface TxnWrites {
+  /** How bodies are encoded for these writes, when not the writer's own (see ENC_PACK_LATER). */
+  readonly codec?: CodecOptions;
   /** Whether an object row with this id is stored already (asked only when the id filter says maybe). */
   objectCopy(objectId: number, packedId: Buffer | string, eventId: string): boolean;
   /** Whether an audit row with this id is stored already for its event (stream and time). */

@@ -5,6 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
+import { ENC_PACK_LATER, finishPack } from "../codec/codec";
 import { connect } from "../store/connection";
 import type { SyncMode } from "../types";
 import { writerStatements, type WriterStatements } from "./txn-writes";
@@ -73,6 +74,16 @@ function setPragma(db: Database.Database, name: string, value: number): void {
   db.pragma(`${name} = ${value}`);
 }
 
+/** A row as stored: a body the planner left raw (ENC_PACK_LATER) is deflated here when that is smaller. */
+function packed(row: RecordRow): RecordRow {
+  const body = row[11];
+  if (body === null || !(row[8] & ENC_PACK_LATER)) return row;
+  const p = finishPack(row[8], body);
+  row[8] = p.flags;
+  row[11] = p.body;
+  return row;
+}
+
 /** The prepared statements behind each op: the append path's own SQL, plus inserts with explicit ids. */
 function opsOver(db: Database.Database, st: WriterStatements): TxnOps {
   const insertObject = db.prepare(
@@ -84,11 +95,11 @@ function opsOver(db: Database.Database, st: WriterStatements): TxnOps {
   const leaseGet = db.prepare("SELECT value FROM meta WHERE key=?").pluck();
   const leasePut = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
   return {
-    record: (...row: RecordRow) => void st.insertObject.run(...row),
+    record: (...row: RecordRow) => void st.insertObject.run(...packed(row)),
     control: (...row: RecordRow) => {
       // The planner asked the file (and its transactions in flight) before packing a control row;
       // a collision now means the file holds rows the planner never saw.
-      if (st.insertControl.run(...row).changes === 0)
+      if (st.insertControl.run(...packed(row)).changes === 0)
         throw new Refused(`record ${row[0]}: its event id is already stored`, "CONFLICT");
     },
     advance: (rv, observedAt, streamRow) => void st.advance.run(rv, observedAt, streamRow),
