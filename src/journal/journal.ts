@@ -206,7 +206,7 @@ class SqliteJournal extends SqliteView implements Journal {
       },
       {
         sync: this.options.sync,
-        pageCacheKiB: this.options.pageCacheKiB,
+        pageCacheKiB: this.pageCacheKiB(),
         busyTimeoutMs: this.options.busyTimeoutMs ?? CONNECTION_DEFAULTS.busyTimeoutMs,
         script: typeof t === "object" ? t.script : undefined,
       },
@@ -430,6 +430,8 @@ class SqliteJournal extends SqliteView implements Journal {
   setPageCacheKiB(kib: number): void {
     this.open();
     this.db.pragma(`cache_size = -${Math.max(1, Math.floor(kib))}`);
+    // The writer thread's connection inserts into the same index pages, so it gets the same cache.
+    this.async?.setPageCacheKiB(Math.max(1, Math.floor(kib)));
   }
 
   setIdentityCacheSize(entries: number): void {

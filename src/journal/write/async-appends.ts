@@ -96,6 +96,15 @@ export class AsyncAppends implements PipelineHost {
     return this.pipeline.append(batch);
   }
 
+  /** Sets the thread's page cache (the journal's own connection got the same). */
+  setPageCacheKiB(kib: number): void {
+    this.thread
+      .pragma("cache_size", -kib)
+      .catch((err: unknown) =>
+        log.warn({ err, path: this.j.path }, "could not set the writer thread's page cache"),
+      );
+  }
+
   /** Blocks until every submitted batch has finished, so a synchronous write finds the file settled. */
   quiesce(): void {
     if (this.pipeline.busy > 0) this.thread.drainSync(this.busyTimeoutMs);
