@@ -16,3 +16,7 @@ export { CONNECTION_DEFAULTS } from "./store/connection";
 export { nativeBindingInUse, useNativeBinding } from "./store/connection";
 // bench/diff.ts times the append's diff of a version against its keyframe on its own.
 export { diffTuplesOmittingRv as diffAgainstKeyframe } from "./codec/delta";
+// The writer thread's parts, for the tests that drive it directly (test/support/writer-thread-fixtures.ts).
+export { WriterThread, WriterThreadError, type WriterThreadOptions } from "./write/writer-thread";
+export { TxnBuilder } from "./write/txn-pack";
+export type { TxnExpect } from "./write/txn-format";

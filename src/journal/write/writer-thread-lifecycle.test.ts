@@ -5,7 +5,13 @@ import type { Worker } from "node:worker_threads";
 import { JournalError } from "../types";
 import { TxnBuilder } from "./txn-pack";
 import { WriterThread } from "./writer-thread";
-import { codeOf, fileState, rowsAfter, rowsTxn, useJournalFile } from "./writer-thread-fixtures";
+import {
+  codeOf,
+  fileState,
+  rowsAfter,
+  rowsTxn,
+  useJournalFile,
+} from "../../../test/support/writer-thread-fixtures";
 
 describe("the journal's writer thread: its life", () => {
   const f = useJournalFile();

@@ -9,7 +9,7 @@ import {
   rowsAfter,
   rowsTxn,
   useJournalFile,
-} from "./writer-thread-fixtures";
+} from "../../../test/support/writer-thread-fixtures";
 
 describe("the journal's writer thread", () => {
   const f = useJournalFile();

@@ -1,12 +1,16 @@
 // Shared by the writer thread's tests: a real journal file, read back with a connection of their own.
 import Database from "better-sqlite3";
-import { eventRecord, streamIdOf } from "../../event";
-import { at, deployment, streamKey, tempJournalPath } from "../../../test/support/journal-fixtures";
-import { openJournal } from "../index";
-import type { Journal } from "../types";
-import type { TxnExpect } from "./txn-format";
-import type { TxnBuilder } from "./txn-pack";
-import { WriterThread, WriterThreadError, type WriterThreadOptions } from "./writer-thread";
+import { eventRecord, streamIdOf } from "../../src/event";
+import { at, deployment, streamKey, tempJournalPath } from "./journal-fixtures";
+import {
+  openJournal,
+  WriterThread,
+  WriterThreadError,
+  type Journal,
+  type TxnBuilder,
+  type TxnExpect,
+  type WriterThreadOptions,
+} from "../../src/journal";
 
 const deploys = streamKey("deployments", "apps", "v1", "shop");
 export const cmStream = streamIdOf(streamKey("configmaps", "", "v1", "kube-system"));
