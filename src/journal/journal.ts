@@ -171,6 +171,14 @@ class SqliteJournal extends SqliteView implements Journal {
   appendAsync(batch: AppendBatch): Promise<AppendResult> {
     try {
       this.open();
+      if (this.async?.dead) {
+        // Its batches in flight failed (and were reported); what comes next is appended here.
+        log.warn(
+          { path: this.path },
+          "the journal's writer thread ended; appends run on the main thread",
+        );
+        this.async = null;
+      }
       if (this.async === undefined) this.async = this.startAsync();
       if (!this.async) return Promise.resolve(this.append(batch));
       return this.async.append(batch);

@@ -196,4 +196,28 @@ describe("appendAsync on the writer thread", () => {
       j.close();
     }
   });
+
+  it("fails the batches in flight when the thread dies, then appends on the main thread", async () => {
+    const bs = batches(6, 30, 20);
+    const j = threaded(tempJournalPath().path);
+    try {
+      await j.appendAsync({ records: bs[0], checkpoints: checkpointsOf(bs[0]) });
+      // The thread ends under the journal, as when its isolate runs out of memory.
+      const internals = j as unknown as {
+        async: { thread: { worker: { terminate(): Promise<number> } } };
+      };
+      await internals.async.thread.worker.terminate();
+      const settled = await Promise.allSettled(
+        bs.slice(1, 4).map(b => j.appendAsync({ records: b, checkpoints: checkpointsOf(b) })),
+      );
+      for (const s of settled)
+        expect(s).toMatchObject({ status: "rejected", reason: { code: "IO" } });
+      // Nothing of theirs reached the file, and later batches go on without the thread.
+      for (const b of [...bs.slice(1, 4), ...bs.slice(4)])
+        await j.appendAsync({ records: b, checkpoints: checkpointsOf(b) });
+      expect(allRecords(j)).toEqual(syncCopy(bs));
+    } finally {
+      j.close();
+    }
+  });
 });

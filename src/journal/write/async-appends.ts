@@ -166,8 +166,12 @@ export class AsyncAppends implements PipelineHost {
     return true;
   }
 
+  /** The thread ended (it failed, or its owner closed it): appends must go back to the main thread. */
+  dead = false;
+
   errorOf(err: unknown): Error & { code?: string } {
     if (err instanceof WriterThreadError) {
+      if (err.code === "IO" || err.code === "CLOSED") this.dead = true;
       if (err.code === "OTHER_WRITER" || err.code === "ABORTED") return err;
       if (err.code === "LEASED") return new JournalError(err.message, "LEASED");
       if (!err.code.startsWith("SQLITE_"))

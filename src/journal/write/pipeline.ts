@@ -124,7 +124,9 @@ export class AppendPipeline {
 
   private onFail(e: Entry, err: unknown): void {
     this.inFlight = this.inFlight.filter(x => x !== e);
-    if ((err as { code?: string }).code === "ABORTED") this.replan.push(e);
+    // Only the first failure of a recovery decides; any other batch is planned again after it (and
+    // fails on its own if the cause stays, as when the thread is gone).
+    if ((err as { code?: string }).code === "ABORTED" || this.failure) this.replan.push(e);
     else this.recover(e, err);
     if (this.recovering && this.inFlight.length === 0) this.finishRecovery();
   }
