@@ -148,7 +148,13 @@ class SqliteJournal extends SqliteView implements Journal {
       { path: this.path, expected: w.nextSeq - 1, durable },
       "journal was appended by another writer; reloading writer state",
     );
-    w.nextSeq = durable + 1;
+    this.reloadWriterState();
+  }
+
+  /** Forgets everything the writer knew beyond the file (caches, unsaved keyframes) and reads it again. */
+  private reloadWriterState(): void {
+    const w = this.w;
+    w.nextSeq = this.maxSeq() + 1;
     w.cache.clear();
     w.positions.clear();
     w.unsaved = [];
@@ -206,7 +212,7 @@ class SqliteJournal extends SqliteView implements Journal {
         w: this.w,
         st: this.st,
         store: this.store,
-        maxSeq: () => this.maxSeq(),
+        reloadWriterState: () => this.reloadWriterState(),
         afterCommit: () => this.afterCommit(),
         makeRoom: () => this.makeRoom(),
         writerPragmas: () => this.retention?.connectionPragmas ?? {},

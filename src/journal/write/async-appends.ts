@@ -7,7 +7,6 @@ import { AUDIT_CODE } from "../store/schema";
 import type { Store } from "../store/store";
 import { JournalError, type AppendBatch, type AppendResult, type SyncMode } from "../types";
 import type { WriterState } from "./append";
-import { loadDedupWindow } from "./dedup";
 import { PackedWrites } from "./packed-writes";
 import { AppendPipeline, type Plan, type PipelineHost } from "./pipeline";
 import { TxnBuilder } from "./txn-pack";
@@ -24,7 +23,8 @@ export interface AsyncJournal {
   readonly w: WriterState;
   readonly st: WriterStatements;
   readonly store: Store;
-  maxSeq(): number;
+  /** Forgets the writer's state beyond the file and reads it again (as after another writer's append). */
+  reloadWriterState(): void;
   /** Marks the file changed by this process and runs retention when due (as after a sync append). */
   afterCommit(): void;
   /** On a full disk: prunes to make room; false when the journal has no retention. */
@@ -142,15 +142,7 @@ export class AsyncAppends implements PipelineHost {
   }
 
   resetFromDisk(): void {
-    const w = this.j.w;
-    w.unsaved = [];
-    w.nextSeq = this.j.maxSeq() + 1;
-    w.cache.clear();
-    w.positions.clear();
-    w.bodies.clear();
-    this.j.store.forget();
-    this.j.store.registry.reloadStreams();
-    w.ids = loadDedupWindow(this.j.db, w.nextSeq, w.ids.capacity);
+    this.j.reloadWriterState();
     this.loadIds();
   }
 

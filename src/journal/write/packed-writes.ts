@@ -126,38 +126,23 @@ export class PackedWrites implements TxnWrites, IdentityRows {
     // Control rows rely on a unique index inline; here the copy must be ruled out before packing.
     if (!objectRow && type !== AUDIT_CODE && (this.inFlight(eventId) || this.controlCopy(packedId)))
       return false;
-    if (objectRow)
-      this.builder.record(
-        seq,
-        packedId,
-        type,
-        stream,
-        object,
-        observedMs,
-        watch,
-        rv,
-        flags,
-        hash,
-        meta,
-        body,
-        base,
-      );
-    else
-      this.builder.control(
-        seq,
-        packedId,
-        type,
-        stream,
-        object,
-        observedMs,
-        watch,
-        rv,
-        flags,
-        hash,
-        meta,
-        body,
-        base,
-      );
+    // The two ops share one signature; the thread inserts a control row only where it is new.
+    (objectRow ? this.builder.record : this.builder.control).call(
+      this.builder,
+      seq,
+      packedId,
+      type,
+      stream,
+      object,
+      observedMs,
+      watch,
+      rv,
+      flags,
+      hash,
+      meta,
+      body,
+      base,
+    );
     cur.ids.add(eventId);
     if (rv !== null) {
       cur.rvStreams.push(stream);

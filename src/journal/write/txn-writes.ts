@@ -6,6 +6,7 @@
 // visible.
 import type Database from "better-sqlite3";
 import type { CodecOptions } from "../codec/codec";
+import type { RecordRow } from "./txn-format";
 import { AUDIT_CODE, OBJECT_BUCKET } from "../store/schema";
 import type { Store } from "../store/store";
 
@@ -114,25 +115,7 @@ export class InlineWrites implements TxnWrites {
     return this.st.auditCopy.get(streamRow, observedMs, packedId) !== undefined;
   }
 
-  row(
-    objectRow: boolean,
-    _eventId: string,
-    ...cols: [
-      number,
-      Buffer | string,
-      number,
-      number,
-      number | null,
-      number,
-      number | null,
-      string | null,
-      number,
-      Buffer | string | null,
-      string | null,
-      Buffer | null,
-      number | null,
-    ]
-  ): boolean {
+  row(objectRow: boolean, _eventId: string, ...cols: RecordRow): boolean {
     return (objectRow ? this.st.insertObject : this.st.insertControl).run(...cols).changes > 0;
   }
 
