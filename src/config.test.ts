@@ -34,7 +34,7 @@ describe("loadConfig", () => {
     expect(loadConfig({})).toEqual({
       journalPath: inputSchema().properties.KRPLY_JOURNAL.default,
       selection: { resources: [...DefaultResources], namespaces: [], selector: "" },
-      engine: { backoffMinMs: 500, backoffMaxMs: 30_000 },
+      engine: { backoffMinMs: 500, backoffMaxMs: 30_000, writerThread: "auto" },
       mirrorEveryMs: 30_000,
       journalRetryMs: 10_000,
       fsckEveryHours: 24,
@@ -92,6 +92,7 @@ describe("loadConfig", () => {
       KRPLY_METRICS_HOST: "127.0.0.1",
       KRPLY_GATE_GROUPS: "core, apps,example.com",
       KRPLY_LOG_LEVEL: "debug",
+      KRPLY_WRITER_THREAD: "off",
     });
     expect(config).toEqual({
       journalPath: "/data/j.db",
@@ -100,7 +101,7 @@ describe("loadConfig", () => {
         namespaces: ["a", "b"],
         selector: "app=web",
       },
-      engine: { backoffMinMs: 100, backoffMaxMs: 100 },
+      engine: { backoffMinMs: 100, backoffMaxMs: 100, writerThread: "off" },
       mirrorEveryMs: 5000,
       journalRetryMs: 250,
       fsckEveryHours: 0,
@@ -179,10 +180,24 @@ describe("loadConfig", () => {
     expect(sqliteBindingOf({ KRPLY_SQLITE_BINDING: path, KRPLY_API_PORT: "x" })).toBe(path);
     expect(sqliteBindingOf({ KRPLY_SQLITE_BINDING: "  " })).toBeUndefined();
   });
+  it("names the writer thread's script and sets where the recorder's appends commit (auto by default)", () => {
+    const script = "/app/dist/cli/chunks/writer-worker.js";
+    const config = loadConfig({ KRPLY_WRITER_SCRIPT: ` ${script} `, KRPLY_WRITER_THREAD: "on" });
+    expect(config.writerScript).toBe(script);
+    expect(config.engine.writerThread).toBe("on");
+    expect(loadConfig({}).engine.writerThread).toBe("auto");
+    expect(loadConfig({}).writerScript).toBeUndefined();
+    expect(loadConfig({ KRPLY_WRITER_THREAD: "off" }).engine.writerThread).toBe("off");
+  });
 });
 
 describe("loadConfig errors name the variable and its value", () => {
   it.each([
+    [
+      "a writer thread mode that is not auto, on or off",
+      { KRPLY_WRITER_THREAD: "yes" },
+      'KRPLY_WRITER_THREAD="yes" is invalid: must be auto, on or off',
+    ],
     [
       "a wrong format",
       { KRPLY_SNAPSHOT_AT: "25:00" },

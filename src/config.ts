@@ -132,6 +132,24 @@ const fields = {
         "krply image sets it to the addon it builds for its Node and libc (deploy/Dockerfile), since " +
         "the bundled module cannot find the addon where npm puts it. Unset: the installed package's own.",
     ),
+  KRPLY_WRITER_SCRIPT: z
+    .string()
+    .trim()
+    .optional()
+    .describe(
+      "Path of the journal's writer thread script (`writer-worker.js`). The krply image sets it to " +
+        "the one its CLI bundle ships, since Pepr's controller unpacks the module where the script " +
+        "is not. Unset: the script beside the bundle that opens the journal.",
+    ),
+  KRPLY_WRITER_THREAD: z
+    .enum(["auto", "on", "off"], { error: "must be auto, on or off" })
+    .prefault(engineDefaults.writerThread)
+    .describe(
+      "Where the recorder's journal appends commit: `auto` moves them to a writer thread once it " +
+        "has listed a big cluster, so the next batch is encoded while the last one commits; `on` " +
+        "does so from the start; `off` keeps them on the main thread (the thread costs 40-60 MiB). " +
+        "When the thread cannot start, appends stay on the main thread and `/readyz` says why.",
+    ),
   KRPLY_CLI_CACHE: z
     .string()
     .trim()
@@ -402,7 +420,9 @@ export interface KrplyConfig {
   /** better-sqlite3's native addon to load; undefined: the installed package's own. */
   sqliteBinding?: string;
   selection: Selection;
-  engine: Pick<EngineOptions, "backoffMinMs" | "backoffMaxMs">;
+  /** The journal's writer thread script; undefined: the one beside the bundle. */
+  writerScript?: string;
+  engine: Pick<EngineOptions, "backoffMinMs" | "backoffMaxMs" | "writerThread">;
   /** How often the checkpoint mirror may write. */
   mirrorEveryMs: number;
   /** Delay between attempts to open the journal. */
@@ -561,7 +581,12 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): KrplyConf
       namespaces: s.KRPLY_NAMESPACES ?? [],
       selector: s.KRPLY_SELECTOR ?? "",
     },
-    engine: { backoffMinMs: s.KRPLY_BACKOFF_MIN_MS, backoffMaxMs: s.KRPLY_BACKOFF_MAX_MS },
+    writerScript: s.KRPLY_WRITER_SCRIPT ? s.KRPLY_WRITER_SCRIPT : undefined,
+    engine: {
+      backoffMinMs: s.KRPLY_BACKOFF_MIN_MS,
+      backoffMaxMs: s.KRPLY_BACKOFF_MAX_MS,
+      writerThread: s.KRPLY_WRITER_THREAD,
+    },
     mirrorEveryMs: s.KRPLY_MIRROR_EVERY_MS,
     journalRetryMs: s.KRPLY_JOURNAL_RETRY_MS,
     fsckEveryHours: s.KRPLY_FSCK_EVERY_HOURS,

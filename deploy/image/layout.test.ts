@@ -10,6 +10,7 @@ import {
   PEPR_VERSION,
   SQLITE_BINDING_PATH,
   SQLITE_STAGE_DIR,
+  WRITER_SCRIPT_PATH,
 } from "./layout";
 
 const root = join(__dirname, "..", "..");
@@ -99,6 +100,22 @@ describe("deploy/Dockerfile matches deploy/image/layout.ts", () => {
     expect(instructions.at(-1)).toBe(`USER ${IMAGE_UID}:${IMAGE_UID}`);
     // Pepr's entrypoint stays: the chart's args and command depend on it.
     expect(instructions.some(l => /^(ENTRYPOINT|CMD) /.test(l))).toBe(false);
+  });
+
+  it("names the writer thread's script with KRPLY_WRITER_SCRIPT, a file the CLI build writes into a copied folder", () => {
+    expect(instructions).toContain(`ENV KRPLY_WRITER_SCRIPT=${WRITER_SCRIPT_PATH}`);
+    expect(Object.keys(ConfigSchema.shape)).toContain("KRPLY_WRITER_SCRIPT");
+    // dist/cli is copied whole to /app/dist/cli, and build-cli.mjs writes chunks/writer-worker.js.
+    const entry = IMAGE_LAYOUT.find(e => e.dir && WRITER_SCRIPT_PATH.startsWith(`${e.to}/`));
+    expect(entry).toMatchObject({ stage: "context", from: "dist/cli" });
+    const built = WRITER_SCRIPT_PATH.slice(`${entry!.to}/`.length);
+    const buildCli = readFileSync(join(root, "scripts", "build-cli.mjs"), "utf8");
+    expect(buildCli).toContain(
+      `outfile: join(out, ${built
+        .split("/")
+        .map(p => `"${p}"`)
+        .join(", ")})`,
+    );
   });
 
   it("sends the build only what it copies (deploy/Dockerfile.dockerignore)", () => {

@@ -32,9 +32,17 @@ export const IMAGE_UID = 65532;
 /** Where the image keeps better-sqlite3's addon; the image sets KRPLY_SQLITE_BINDING to it. */
 export const SQLITE_BINDING_PATH = "/app/lib/better_sqlite3.node";
 
+/**
+ * The journal's writer thread script, which `npm run build:cli` writes beside the CLI's chunks. The
+ * recorder runs in the module Pepr's controller unpacks into /app, where no script sits beside it, so
+ * the image names this one with KRPLY_WRITER_SCRIPT.
+ */
+export const WRITER_SCRIPT_PATH = "/app/dist/cli/chunks/writer-worker.js";
+
 /** The environment the image sets for every container it runs. */
 export const IMAGE_ENV: Readonly<Record<string, string>> = {
   KRPLY_SQLITE_BINDING: SQLITE_BINDING_PATH,
+  KRPLY_WRITER_SCRIPT: WRITER_SCRIPT_PATH,
 };
 
 /** Where the binding stage installs better-sqlite3 (its /build/node_modules). */

@@ -26,6 +26,7 @@ import {
   type JournalViewOptions,
   type SalvageResult,
   type StreamState,
+  type WriterThreadStatus,
 } from "./types";
 import { appendInTxn, type WriterState } from "./write/append";
 import { AsyncAppends } from "./write/async-appends";
@@ -81,7 +82,9 @@ class SqliteJournal extends SqliteView implements Journal {
   /** Pipelined appends over the writer thread: started by the first appendAsync, null when off. */
   private async: AsyncAppends | null | undefined;
   /** JournalOptions.writerThread, or true once enableWriterThread ran. */
-  private writerThread: JournalOptions["writerThread"];
+  private writerThread: boolean;
+  /** Why the writer thread did not start or ended; null while it runs or was never asked for. */
+  private writerThreadFailure: string | null = null;
 
   constructor(
     path: string,
@@ -91,7 +94,7 @@ class SqliteJournal extends SqliteView implements Journal {
     verbatim = false,
   ) {
     super(path, db, new Store(db));
-    this.writerThread = options.writerThread;
+    this.writerThread = options.writerThread ?? false;
     const salt = loadDigestKey(db, path, options.redact?.keyFile);
     const codec: CodecOptions = {
       keyframeEvery: Math.max(1, options.keyframeEvery ?? DEFAULTS.keyframeEvery),
@@ -177,10 +180,11 @@ class SqliteJournal extends SqliteView implements Journal {
   appendAsync(batch: AppendBatch): Promise<AppendResult> {
     try {
       this.open();
-      if (this.async?.dead) {
+      if (this.async?.ended) {
         // Its batches in flight failed (and were reported); what comes next is appended here.
+        this.writerThreadFailure = `it ended: ${this.async.ended}`;
         log.warn(
-          { path: this.path },
+          { path: this.path, reason: this.async.ended },
           "the journal's writer thread ended; appends run on the main thread",
         );
         this.async = null;
@@ -198,13 +202,37 @@ class SqliteJournal extends SqliteView implements Journal {
    * a big cluster; JournalOptions.writerThread does it from the start).
    */
   enableWriterThread(): void {
+    if (this.writerThread) return;
     if (this.async === null) this.async = undefined;
-    this.writerThread ||= true;
+    this.writerThread = true;
   }
 
+  writerThreadStatus(): WriterThreadStatus {
+    if (this.async?.ended) return { state: "failed", reason: `it ended: ${this.async.ended}` };
+    if (this.async) return { state: "running" };
+    if (this.writerThreadFailure !== null)
+      return { state: "failed", reason: this.writerThreadFailure };
+    return { state: this.writerThread ? "pending" : "off" };
+  }
+
+  /** Starts the writer thread; null (and a warning) when it cannot start, so appends stay inline. */
   private startAsync(): AsyncAppends | null {
-    const t = this.writerThread;
-    if (!t) return null;
+    if (!this.writerThread) return null;
+    try {
+      const started = this.startWriterThread();
+      this.writerThreadFailure = null;
+      return started;
+    } catch (err) {
+      this.writerThreadFailure = err instanceof Error ? err.message : String(err);
+      log.warn(
+        { err: this.writerThreadFailure, path: this.path },
+        "the journal's writer thread did not start; appends run on the main thread",
+      );
+      return null;
+    }
+  }
+
+  private startWriterThread(): AsyncAppends {
     return AsyncAppends.start(
       {
         db: this.db,
@@ -222,7 +250,7 @@ class SqliteJournal extends SqliteView implements Journal {
         sync: this.options.sync,
         pageCacheKiB: this.pageCacheKiB(),
         busyTimeoutMs: this.options.busyTimeoutMs ?? CONNECTION_DEFAULTS.busyTimeoutMs,
-        script: typeof t === "object" ? t.script : undefined,
+        script: this.options.writerScript,
       },
     );
   }

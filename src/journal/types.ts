@@ -109,9 +109,14 @@ export interface JournalOptions {
   retention?: RetentionOptions;
   /**
    * Pipelined appends (appendAsync): each batch commits on a writer thread with its own connection
-   * while this thread plans the next. Off by default; an object names the thread's script.
+   * while this thread plans the next. Off by default (Journal.enableWriterThread turns it on later).
    */
-  writerThread?: boolean | { script?: string };
+  writerThread?: boolean;
+  /**
+   * The writer thread's script (writer-worker.js), for a bundle that does not sit beside it: the Pepr
+   * module is unpacked into /app by its controller, and the image keeps the script in dist/cli.
+   */
+  writerScript?: string;
   /** Object-record ids per generation of the dedup window (two generations; 2 to 4 bytes per id). */
   dedupWindow?: number;
   /** Native addon path for bundled builds (D3); defaults to the installed better-sqlite3. */
@@ -483,6 +488,15 @@ export interface JournalView {
   close(): void;
 }
 
+/**
+ * The journal's writer thread: `off` (appends run on the caller's thread), `pending` (asked for; it
+ * starts with the next appendAsync), `running`, or `failed` (it did not start or it ended; appends run
+ * on the caller's thread again, and `reason` says why).
+ */
+export type WriterThreadStatus =
+  | { state: "off" | "pending" | "running" }
+  | { state: "failed"; reason: string };
+
 /** The journal's single writer; it reads through its own connection as a view too. */
 export interface Journal extends JournalView {
   append(batch: AppendBatch): AppendResult;
@@ -493,6 +507,8 @@ export interface Journal extends JournalView {
   appendAsync(batch: AppendBatch): Promise<AppendResult>;
   /** From the next appendAsync on, batches commit on a writer thread (see JournalOptions.writerThread). */
   enableWriterThread(): void;
+  /** Where appendAsync commits: whether a writer thread is asked for, runs, or could not (and why). */
+  writerThreadStatus(): WriterThreadStatus;
   setStreamState(streamId: string, state: StreamState): void;
   /** Deletes snapshot records by eventId (other record types are never touched); returns how many. */
   deleteSnapshots(eventIds: string[]): number;

@@ -54,6 +54,12 @@ export class RecorderMetrics {
     help: "Size of the journal file and its WAL",
     registers: [this.registry],
   });
+  readonly writerThread = new Gauge({
+    name: "krply_journal_writer_thread",
+    help: "1 for the state of the journal's writer thread (off, pending, running, failed), 0 for the others",
+    labelNames: ["state"] as const,
+    registers: [this.registry],
+  });
   readonly journalBudget = new Gauge({
     name: "krply_journal_budget_bytes",
     help: "The journal's byte budget, resolved when it opens (0: no budget)",

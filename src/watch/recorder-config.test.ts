@@ -1,5 +1,5 @@
 import { statfsSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { loadConfig } from "../config";
 import { eventRecord, streamIdOf, type JournalRecord } from "../event";
 import { openJournal } from "../journal";
@@ -62,6 +62,53 @@ describe("the recorder's journal follows the configuration", () => {
       expect(j.stats().budgetBytes).toBe(Math.floor((fs.blocks * fs.bsize * 50) / 100));
       j.close();
     } finally {
+      tmp.cleanup();
+    }
+  });
+});
+
+describe("the recorder's journal starts its writer thread from the configured script", () => {
+  const appendOne = (j: ReturnType<typeof openJournal>, rv: number) =>
+    j.appendAsync({
+      records: batch(rv, 1),
+      checkpoints: [
+        { streamId: streamIdOf(stream), resourceVersion: String(rv), observedAt: at(rv) },
+      ],
+    });
+
+  it("runs the thread from KRPLY_WRITER_SCRIPT", async () => {
+    const tmp = tempJournalPath();
+    // The script as the sources hold it (the image names its bundle's copy the same way).
+    const script = join(__dirname, "..", "journal", "write", "writer-worker.ts");
+    const config = loadConfig({ KRPLY_JOURNAL: tmp.path, KRPLY_WRITER_SCRIPT: script });
+    const j = openJournal(tmp.path, recorderConfigOf(config).journal);
+    try {
+      expect(j.writerThreadStatus()).toEqual({ state: "off" });
+      j.enableWriterThread();
+      expect(j.writerThreadStatus()).toEqual({ state: "pending" });
+      await appendOne(j, 1);
+      expect(j.writerThreadStatus()).toEqual({ state: "running" });
+      expect(j.events({}).records).toHaveLength(1);
+    } finally {
+      j.close();
+      tmp.cleanup();
+    }
+  });
+
+  it("says why when the script is missing, and appends on the main thread instead", async () => {
+    const tmp = tempJournalPath();
+    const script = join(dirname(tmp.path), "no-such-writer-worker.js");
+    const config = loadConfig({ KRPLY_JOURNAL: tmp.path, KRPLY_WRITER_SCRIPT: script });
+    const j = openJournal(tmp.path, recorderConfigOf(config).journal);
+    try {
+      j.enableWriterThread();
+      await appendOne(j, 1);
+      await appendOne(j, 2);
+      const status = j.writerThreadStatus();
+      expect(status).toEqual({ state: "failed", reason: expect.stringContaining(script) });
+      expect(j.events({}).records).toHaveLength(2);
+    } finally {
+      j.close();
       tmp.cleanup();
     }
   });

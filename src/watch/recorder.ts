@@ -7,6 +7,7 @@ import {
   type FsckReport,
   type Journal,
   type JournalOptions,
+  type WriterThreadStatus,
 } from "../journal";
 import { clientFor, loadKubeConfig, type KubeClient } from "../kube/client";
 import { serverResources } from "../kube/discovery";
@@ -91,7 +92,15 @@ export interface RecorderHealth {
   journalOpenFailures: number;
   /** Why the last start or open failed, or why the journal was refused; null when none failed. */
   lastError: string | null;
-  journal: { open: boolean; appendError: string | null };
+  /**
+   * The journal: open or not, why its newest append failed, and its writer thread (null while it is
+   * not open). A writer thread that failed leaves the recorder ready: appends run on the main thread.
+   */
+  journal: {
+    open: boolean;
+    appendError: string | null;
+    writerThread: WriterThreadStatus | null;
+  };
   streams: StreamReadiness;
 }
 
@@ -122,9 +131,9 @@ export function recorderConfigOf(config: KrplyConfig): RecorderConfig {
   };
 }
 
-/** The journal's part of the configuration: what it keeps and what it redacts. */
+/** The journal's part of the configuration: what it keeps, what it redacts, its writer thread's script. */
 export function journalOptionsOf(
-  config: Pick<KrplyConfig, "retention" | "redact">,
+  config: Pick<KrplyConfig, "retention" | "redact" | "writerScript">,
 ): JournalOptions {
   const { budget, maxAgeMs } = config.retention;
   return {
@@ -133,6 +142,7 @@ export function journalOptionsOf(
       maxAgeMs,
     },
     redact: config.redact,
+    ...(config.writerScript ? { writerScript: config.writerScript } : {}),
   };
 }
 
@@ -188,7 +198,11 @@ export class Recorder {
       failedStarts: this.failedStarts,
       journalOpenFailures: this.journalOpenFailures,
       lastError: this.lastError,
-      journal: { open: this.journal !== null, appendError: this.supervisor?.appendError() ?? null },
+      journal: {
+        open: this.journal !== null,
+        appendError: this.supervisor?.appendError() ?? null,
+        writerThread: this.journal?.writerThreadStatus() ?? null,
+      },
       streams: streamReadiness(this.status()),
     };
     const reasons = notReadyReasons(input);

@@ -68,6 +68,23 @@ describe("bigClusterTuning", () => {
       // Every object of the cluster keeps its identity's id in memory.
       expect(journal.stats().identities.capacity).toBe(options.bigClusterIdentities);
       expect(options.bigClusterIdentities).toBeGreaterThanOrEqual(150_000);
+      // Appends move to the writer thread from the next one on (auto, the default).
+      expect(journal.writerThreadStatus()).toEqual({ state: "pending" });
+    } finally {
+      journal.close();
+      tmp.cleanup();
+    }
+  });
+
+  it("keeps appends on the main thread when the writer thread is off", () => {
+    const tmp = tempJournalPath("krply-big-cluster-");
+    const journal = openJournal(tmp.path, { ...RECORDER_JOURNAL_CACHES });
+    try {
+      const options = EngineOptionsSchema.parse({ writerThread: "off" });
+      const sink = new JournalSink(journal, { capacity: 10, maxBatch: 10 });
+      bigClusterTuning(sink, journal, options)();
+      expect(journal.stats().pageCacheKiB).toBe(options.bigClusterPageCacheKiB);
+      expect(journal.writerThreadStatus()).toEqual({ state: "off" });
     } finally {
       journal.close();
       tmp.cleanup();

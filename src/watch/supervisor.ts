@@ -60,9 +60,11 @@ export function bigClusterTuning(
     journal.setIdentityCacheSize(options.bigClusterIdentities);
     // Appends then commit on the journal's writer thread while this one plans the next batch; a
     // small cluster keeps to one thread (the thread costs an isolate and a page cache of its own).
-    journal.enableWriterThread();
+    if (options.writerThread === "auto") journal.enableWriterThread();
   };
 }
+
+const WRITER_THREAD_STATES = ["off", "pending", "running", "failed"] as const;
 
 /** Runs every stream of one cluster against one journal and reports their health. */
 export class Supervisor {
@@ -119,6 +121,8 @@ export class Supervisor {
         bigClusterTuning(this.sink, o.journal, options),
       ),
     };
+    // `on` starts the thread with the first append; `auto` waits for a big cluster (bigClusterTuning).
+    if (options.writerThread === "on") o.journal.enableWriterThread();
     this.gauges = setInterval(() => this.updateGauges(), 5000);
     this.gauges.unref();
   }
@@ -179,6 +183,9 @@ export class Supervisor {
     this.metrics.degraded.set(st.filter(s => s.phase !== "watching").length);
     this.metrics.queueDepth.set(this.sink.depth);
     this.metrics.requestsWaiting.set(this.o.client.waitingRequests());
+    const thread = this.o.journal.writerThreadStatus().state;
+    for (const state of WRITER_THREAD_STATES)
+      this.metrics.writerThread.set({ state }, state === thread ? 1 : 0);
     try {
       this.metrics.journalBytes.set(this.o.journal.sizeBytes());
     } catch (err) {

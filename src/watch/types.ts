@@ -45,6 +45,13 @@ export const EngineOptionsSchema = z.object({
    * again. About 75 bytes of heap per identity seen: 11 MiB for 150k objects, 37 MiB at the bound.
    */
   bigClusterIdentities: z.number().int().positive().default(500_000),
+  /**
+   * Where the journal's appends commit: `auto` moves them to its writer thread once the recorder has
+   * listed a big cluster (bigClusterTuning), `on` from the start, `off` never. The thread lets the
+   * event loop plan the next batch (diff, encode) while the last one commits, for the price of an
+   * isolate and a page cache of its own (40-60 MiB; docs/benchmarks.md, scale).
+   */
+  writerThread: z.enum(["auto", "on", "off"]).default("auto"),
 });
 export type EngineOptions = z.infer<typeof EngineOptionsSchema>;
 

@@ -18,6 +18,7 @@ import {
   IMAGE_ENV,
   IMAGE_UID,
   SQLITE_BINDING_PATH,
+  WRITER_SCRIPT_PATH,
 } from "../../deploy/image/layout";
 import { JOURNAL_DIR, SIDECAR_NODE_FLAGS } from "../../deploy/finalize/objects";
 import { peprPortAnswers } from "../../scripts/demo/module";
@@ -154,6 +155,9 @@ describe("the image's /app tree runs the watcher pod against the real API server
       ...IMAGE_ENV,
       ...inCluster,
       KRPLY_NAMESPACES: ns,
+      // A values setting: appends commit on the writer thread from the start, not only in a big
+      // cluster, so this small one shows that the image's recorder can start it.
+      KRPLY_WRITER_THREAD: "on",
       KRPLY_METRICS_HOST: "127.0.0.1",
       KRPLY_METRICS_PORT: String(metricsPort),
     });
@@ -248,6 +252,26 @@ describe("the image's /app tree runs the watcher pod against the real API server
     const object = await sidecar(`/v1/objects/ConfigMap/shop?namespace=${ns}`);
     expect(object.status).toBe(200);
     expect(JSON.stringify(object.body)).toContain('"v":"2"');
+  });
+
+  it("commits the recorder's appends on the journal's writer thread, from the script the image names", async () => {
+    // The module runs from /app, where Pepr's controller unpacked it; no script sits beside it.
+    expect(existsSync(join(rootfs, WRITER_SCRIPT_PATH))).toBe(true);
+    expect(existsSync(join(rootfs, "app", "writer-worker.js"))).toBe(false);
+    expect(IMAGE_ENV.KRPLY_WRITER_SCRIPT).toBe(WRITER_SCRIPT_PATH);
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
+    const health = (await res.json()) as { journal: { writerThread: unknown } };
+    // The ConfigMap changes of the test before were appended through it.
+    expect(health.journal.writerThread).toEqual({ state: "running" });
+    await waitFor(
+      "the writer thread's gauge",
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        return /^krply_journal_writer_thread\{state="running"\} 1$/m.test(text) ? true : undefined;
+      },
+      30_000,
+      logs,
+    );
   });
 
   it("runs the CLI from the tree on the journal, and nothing opens it without the image's addon", async () => {

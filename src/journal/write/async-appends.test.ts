@@ -212,10 +212,16 @@ describe("appendAsync on the writer thread", () => {
       );
       for (const s of settled)
         expect(s).toMatchObject({ status: "rejected", reason: { code: "IO" } });
+      expect(j.writerThreadStatus()).toMatchObject({ state: "failed" });
       // Nothing of theirs reached the file, and later batches go on without the thread.
       for (const b of [...bs.slice(1, 4), ...bs.slice(4)])
         await j.appendAsync({ records: b, checkpoints: checkpointsOf(b) });
       expect(allRecords(j)).toEqual(syncCopy(bs));
+      // The journal says the thread ended, and why, once it went back to the main thread.
+      expect(j.writerThreadStatus()).toEqual({
+        state: "failed",
+        reason: expect.stringMatching(/^it ended: the journal's writer thread exited/),
+      });
     } finally {
       j.close();
     }

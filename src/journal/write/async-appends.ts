@@ -67,25 +67,17 @@ export class AsyncAppends implements PipelineHost {
     this.pipeline = new AppendPipeline(this, thread);
   }
 
-  /** Starts the writer thread; null (and a warning) when it cannot start, so appends stay inline. */
-  static start(j: AsyncJournal, opts: AsyncOptions): AsyncAppends | null {
-    try {
-      const thread = WriterThread.start({
-        path: j.path,
-        sync: opts.sync,
-        pageCacheKiB: opts.pageCacheKiB,
-        busyTimeoutMs: opts.busyTimeoutMs,
-        script: opts.script,
-        pragmas: j.writerPragmas(),
-      });
-      return new AsyncAppends(j, thread, opts.busyTimeoutMs);
-    } catch (err) {
-      log.warn(
-        { err: (err as Error).message, path: j.path },
-        "the journal's writer thread did not start; appends run on the main thread",
-      );
-      return null;
-    }
+  /** Starts the writer thread; throws (a JournalError) when it cannot start. */
+  static start(j: AsyncJournal, opts: AsyncOptions): AsyncAppends {
+    const thread = WriterThread.start({
+      path: j.path,
+      sync: opts.sync,
+      pageCacheKiB: opts.pageCacheKiB,
+      busyTimeoutMs: opts.busyTimeoutMs,
+      script: opts.script,
+      pragmas: j.writerPragmas(),
+    });
+    return new AsyncAppends(j, thread, opts.busyTimeoutMs);
   }
 
   get w(): WriterState {
@@ -158,12 +150,12 @@ export class AsyncAppends implements PipelineHost {
     return true;
   }
 
-  /** The thread ended (it failed, or its owner closed it): appends must go back to the main thread. */
-  dead = false;
+  /** Why the thread ended (it failed, or its owner closed it); appends must go back to the main thread. */
+  ended: string | null = null;
 
   errorOf(err: unknown): Error & { code?: string } {
     if (err instanceof WriterThreadError) {
-      if (err.code === "IO" || err.code === "CLOSED") this.dead = true;
+      if (err.code === "IO" || err.code === "CLOSED") this.ended ??= err.message;
       if (err.code === "OTHER_WRITER" || err.code === "ABORTED") return err;
       if (err.code === "LEASED") return new JournalError(err.message, "LEASED");
       if (!err.code.startsWith("SQLITE_"))
