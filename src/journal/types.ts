@@ -483,6 +483,11 @@ export interface JournalView {
    * value is the report. Its statements stay open between slices, so use a view of its own.
    */
   fsckSteps(): Generator<number, FsckReport, void>;
+  /**
+   * The check at open (JournalOptions.check "tail"): the schema, the meta and the newest `rows`
+   * records decoded against their hashes, so its cost does not grow with the journal.
+   */
+  tailCheck(rows: number): FsckReport;
   sizeBytes(): number;
   recordCount(): number;
   close(): void;

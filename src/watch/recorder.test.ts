@@ -12,6 +12,7 @@ import {
 import {
   damagedJournalRecords,
   damagePages,
+  garbleRecordBody,
   writeJournal,
 } from "../../test/support/damaged-journal";
 import { tempJournalPath } from "../../test/support/journal-fixtures";
@@ -140,6 +141,23 @@ describe("Recorder start", () => {
     expect(fake.requests).toEqual([]);
     expect(recorder.openJournal).toBeNull();
     expect(digest()).toBe(before);
+  });
+
+  it("starts on a journal with an old damaged record: the start checks only the newest records, and the full check is fsck's", async () => {
+    // Start-up stays short however large the journal: a full check at open would decode every record
+    // (and refuse this file) before the first watch.
+    writeJournal(tmp.path, damagedJournalRecords(1700));
+    garbleRecordBody(tmp.path, 2);
+    fake.onList(...Array.from({ length: 10 }, () => byPath));
+    recorder = new Recorder(config(), { client });
+    await recorder.start();
+    expect(recorder.health()).toMatchObject({ state: "running", lastError: null });
+    await until("the stream watching", () => recorder!.status()[0]?.phase === "watching");
+    expect(await counterValue(recorder, "journalOpenFailures")).toBe(0);
+    // The scheduled full check (and `krply fsck`) decodes every record and finds the damage.
+    const report = await recorder.runScheduledFsck();
+    expect(report?.ok).toBe(false);
+    expect(recorder.health()).toMatchObject({ state: "refused", ready: false });
   });
 
   it("the scheduled full check finds damage that appears while recording, and stops recording", async () => {

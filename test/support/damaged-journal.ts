@@ -1,5 +1,6 @@
 // A real journal file with real damage: records written through the journal, then pages in the middle of
 // the file overwritten with garbage, as a failing disk or a torn copy leaves them.
+import Database from "better-sqlite3";
 import { closeSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { eventRecord, type JournalRecord } from "../../src/event";
 import { openJournal } from "../../src/journal";
@@ -67,5 +68,21 @@ export function damagePages(path: string, fraction = 0.5, pages = 2): { from: nu
     return { from: (first - 1) * pageSize, to: (first - 1 + pages) * pageSize };
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Makes one record's stored body undecodable while SQLite's own structure stays sound: only a check
+ * that decodes that record (the full check, or the tail check when it is among the newest) sees it.
+ */
+export function garbleRecordBody(path: string, seq: number): void {
+  const db = new Database(path);
+  try {
+    const changed = db
+      .prepare("UPDATE records SET body = x'00ff00' WHERE seq = ?")
+      .run(seq).changes;
+    if (changed !== 1) throw new Error(`no record ${seq} with a body in ${path}`);
+  } finally {
+    db.close();
   }
 }
