@@ -12,6 +12,7 @@ import { openJournal, openJournalView } from "../src/journal";
 import { timeline } from "../src/materialize";
 import { BENCH_CLUSTER, buildJournal, T0 } from "./lib-materialize-data";
 import { wholeFlag, stringFlag } from "./lib-flags";
+import { rng } from "./lib-kube-workload";
 
 interface Histogram {
   p50: number;
@@ -106,7 +107,8 @@ async function startSidecar(
   return { url, child };
 }
 
-const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];
+/** A random element of xs, drawn from the seeded `rand`, so two runs ask the same paths. */
+const pick = <T>(rand: () => number, xs: T[]): T => xs[Math.floor(rand() * xs.length)];
 
 /**
  * A cache's counters so far, by result: the history answer cache (krply_api_answer_cache_total) or
@@ -165,7 +167,9 @@ async function load(
   // In order, each path is asked once over all runs (until the list runs out), so no answer can be
   // served again.
   const from = inOrderAsked;
-  const next = () => (inOrder ? paths[inOrderAsked++ % paths.length] : pick(paths));
+  // Seeded per run, so each run draws the same sequence whichever runs came before it (--only).
+  const rand = rng(1234);
+  const next = () => (inOrder ? paths[inOrderAsked++ % paths.length] : pick(rand, paths));
   const r = await autocannon({
     url,
     connections: 50,
@@ -260,8 +264,9 @@ export async function main(args: string[]): Promise<void> {
       name: `app-${i}`,
     });
   });
+  const sinceRand = rng(4321);
   const baseEvents = direct(() => {
-    const since = new Date(T0 + Math.floor(Math.random() * events)).toISOString();
+    const since = new Date(T0 + Math.floor(sinceRand() * events)).toISOString();
     return view.events({ since, limit: 100 });
   });
   view.close();

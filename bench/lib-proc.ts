@@ -1,4 +1,4 @@
-// Small measuring helpers of bench/scale.ts: memory and CPU of a process from /proc, the machine's
+// Small measuring helpers of the benchmarks: memory and CPU of a process from /proc, the machine's
 // CPU from /proc/stat, percentiles and a least-squares slope.
 import { readFileSync } from "node:fs";
 
@@ -9,6 +9,13 @@ export const pct = (sorted: number[], p: number) =>
   sorted.length === 0
     ? Number.NaN
     : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** The median: the middle value, or the mean of the two middle values of an even count (NaN when empty). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? Number.NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
 
 /** RSS and its high-water mark of a process, MiB. */
 export function mem(pid: number): { rss: number; hwm: number } {

@@ -50,15 +50,16 @@ function baselined(path: string, streams: number): boolean {
   }
 }
 
-/** Runs `krply record -r configmaps,deployments` on the namespaces; RSS after `work`. */
+/** Runs `krply record -r <resources>` on the namespaces; RSS after `work`. */
 export async function recordRss(
   runner: string,
   kubeconfig: string,
   namespaces: string[],
+  resources: string[],
   work: () => Promise<unknown>,
 ): Promise<{ rss: number; hwm: number }> {
   const store = tempJournalPath("krply-bench-rss-");
-  const args = ["record", "--kubeconfig", kubeconfig, "-r", "configmaps,deployments"];
+  const args = ["record", "--kubeconfig", kubeconfig, "-r", resources.join(",")];
   for (const ns of namespaces) args.push("-n", ns);
   const child = spawn(process.execPath, [runner, ...args, "--store", store.path], {
     stdio: ["ignore", "ignore", "pipe"],
@@ -68,7 +69,7 @@ export async function recordRss(
   child.stderr.on("data", d => (stderr += String(d)));
   try {
     const until = Date.now() + 300_000;
-    while (!baselined(store.path, namespaces.length * 2)) {
+    while (!baselined(store.path, namespaces.length * resources.length)) {
       if (child.exitCode !== null || Date.now() > until)
         throw new Error(`krply record did not baseline its streams: ${stderr.slice(-500)}`);
       await new Promise(r => setTimeout(r, 250));
