@@ -1,13 +1,16 @@
 // Coverage that never lies (issue 13), against the real API server shared by the integration project.
 import { randomBytes } from "node:crypto";
-import { streamIdOf } from "../../src/event";
-import type { StreamKey } from "../../src/event";
-import { openJournal } from "../../src/journal";
+import { parseStreamId, streamIdOf } from "../../src/event";
+import type { JournalRecord, StreamKey } from "../../src/event";
+import { openJournal, openJournalView } from "../../src/journal";
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
 import { ApiError } from "../../src/kube/errors";
 import { OBSERVED_LATE, objectAt, snapshot, timeline } from "../../src/materialize";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
 import { Recorder, type RecorderConfig } from "../../src/watch/recorder";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { buildTools, type BuiltTools } from "../support/built-cli";
 import { crdOf } from "../support/crd";
 import { tempJournalPath } from "../support/journal-fixtures";
 import { sharedApiServer } from "../apiserver/shared";
@@ -33,6 +36,26 @@ const cmSpec = (key: StreamKey) => ({
   kind: "ConfigMap",
   path: `/api/v1/namespaces/${key.namespace}/configmaps`,
 });
+
+/** The built `krply record` running until stop() sends it SIGINT, as Ctrl-C does. */
+function startRecord(tools: BuiltTools, args: string[]) {
+  const child = spawn(process.execPath, [join(tools.binDir, "krply"), ...args], {
+    env: { ...process.env, KRPLY_CLI_CACHE: join(tools.dir, "cli-cache") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", d => (out += String(d)));
+  child.stderr.on("data", d => (out += String(d)));
+  const exited = new Promise<number | null>(resolve => child.once("exit", code => resolve(code)));
+  return {
+    output: () => out,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
+    stop: async (): Promise<number | null> => {
+      if (child.exitCode === null) child.kill("SIGINT");
+      return exited;
+    },
+  };
+}
 
 describe("coverage that never lies (real API server)", () => {
   const api = sharedApiServer();
@@ -328,38 +351,81 @@ describe("coverage that never lies (real API server)", () => {
   });
 
   it("krply record follows CRDs created and deleted after it starts", async () => {
+    // The built `krply record` itself, so the test follows whatever the command builds, not a
+    // Recorder configured here.
     const group = `f${suffix()}.krply.test`;
     const tmp = tempJournalPath("krply-cov-follow-");
-    // What `krply record` builds: no Reconcile binding, so the recorder follows CRDs itself.
-    const rec = recorder(tmp.path, {
-      selection: { resources: [`*.${group}`], namespaces: [], selector: "" },
-      followCrds: true,
-    });
+    const tools = buildTools();
+    const cli = startRecord(tools, [
+      "--store",
+      tmp.path,
+      "record",
+      "--kubeconfig",
+      api.kubeconfigs.admin,
+      "-r",
+      `*.${group}`,
+    ]);
     try {
-      await rec.start();
-      expect(rec.status()).toHaveLength(0);
+      await until(
+        "krply record started",
+        () => {
+          if (cli.exited()) throw new Error(`krply record exited: ${cli.output()}`);
+          return cli.output().includes("Ctrl-C stops");
+        },
+        60_000,
+      );
+      // Another process writes the journal: each probe opens a fresh view of what it committed.
+      const records = (): JournalRecord[] => {
+        const view = openJournalView(tmp.path);
+        try {
+          return allRecords(view);
+        } catch (err) {
+          // A view reads the stream registry and the records in separate statements, so a stream
+          // the writer registers between them reads as unknown; the next probe sees both.
+          if (/points at unknown stream/.test(String((err as Error).cause))) return [];
+          throw err;
+        } finally {
+          view.close();
+        }
+      };
+      expect(records().filter(x => parseStreamId(x.streamId).group === group)).toEqual([]);
       await createCrd(group, [{ name: "v1", storage: true }]);
-      await until("the CRD's stream watching", () => rec.status()[0]?.phase === "watching", 30_000);
+      await until(
+        "the CRD's stream listed",
+        () =>
+          records().some(x => parseStreamId(x.streamId).group === group && x.type === "baseline"),
+        30_000,
+        200,
+      );
       await admin.json(`/apis/${group}/v1/namespaces/default/gadgets`, {
         method: "POST",
         body: { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "g1" } },
       });
-      const j = rec.openJournal!;
-      const id = rec.status()[0].streamId;
-      await until("the event", () => allRecords(j, id).some(x => x.resource?.name === "g1"));
+      const id = await until(
+        "the event",
+        () =>
+          records().find(
+            x => parseStreamId(x.streamId).group === group && x.resource?.name === "g1",
+          )?.streamId,
+        30_000,
+        200,
+      );
       await admin.json(`${CRDS}/gadgets.${group}`, { method: "DELETE" });
-      // The supervisor forgets the stream first and writes its stopped record as the runner stops.
       await until(
         "the stream stopped",
-        () =>
-          rec.status().length === 0 && allRecords(j, id).some(x => x.coverage?.state === "stopped"),
+        () => records().some(x => x.streamId === id && x.coverage?.state === "stopped"),
         30_000,
+        200,
       );
-      const last = allRecords(j, id).at(-1)!;
+      const last = records()
+        .filter(x => x.streamId === id)
+        .at(-1)!;
       expect(last.coverage).toMatchObject({ state: "stopped" });
       expect(last.coverage!.reason).toMatch(/deleted/);
+      expect(await cli.stop()).toBe(0);
     } finally {
-      await rec.stop();
+      await cli.stop();
+      tools.cleanup();
       tmp.cleanup();
     }
   });

@@ -1,6 +1,6 @@
 // Shared helpers for the recorder suites: journal readback, polling, and engine setup with fast timings.
 import type { JournalRecord, StreamKey } from "../../src/event";
-import type { Journal } from "../../src/journal";
+import type { Journal, JournalView } from "../../src/journal";
 import { openJournal } from "../../src/journal";
 import { tempJournalPath } from "../support/journal-fixtures";
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
@@ -8,7 +8,10 @@ import { Supervisor } from "../../src/watch/supervisor";
 import type { EngineOptions } from "../../src/watch/types";
 
 /** Every record of the journal (optionally one stream) in ingest order. */
-export function allRecords(journal: Journal, streamId?: string): JournalRecord[] {
+export function allRecords(
+  journal: Pick<JournalView, "events">,
+  streamId?: string,
+): JournalRecord[] {
   const out: JournalRecord[] = [];
   let cursor: string | undefined;
   for (;;) {
