@@ -9,14 +9,16 @@ import { createHash } from "node:crypto";
 import { basename, join, relative, resolve } from "node:path";
 import { build, transform } from "esbuild";
 
-// `node scripts/build-cli.mjs [OUTDIR] [--names]`; tests build into a temp folder so parallel runs
-// never race. --names keeps function names (a CPU profile of a benchmark's `krply record` is read by
-// them); the code is otherwise the same.
+// `node scripts/build-cli.mjs [OUTDIR] [--names] [--metafile=FILE]`; tests build into a temp folder
+// so parallel runs never race. --names keeps function names (a CPU profile of a benchmark's `krply
+// record` is read by them); the code is otherwise the same. --metafile writes esbuild's account of
+// which sources went into which chunk (tests read what a command loads from it).
 const here = import.meta.dirname ?? new URL(".", import.meta.url).pathname;
 const root = join(here, "..");
 const args = process.argv.slice(2);
 const outArg = args.find(a => !a.startsWith("--"));
 const out = outArg ? resolve(outArg) : join(root, "dist", "cli");
+const metaArg = args.find(a => a.startsWith("--metafile="))?.slice("--metafile=".length);
 // Every chunk is written wrapped in the function src/cli/code-cache.ts runs it as (CHUNK_HEAD there);
 // its import() calls go to the importer that function takes.
 const IMPORT_PARAM = "__krplyImport";
@@ -111,8 +113,9 @@ await build({
 });
 // The journal's writer thread (src/journal/write/writer-thread.ts) loads this file beside the chunk
 // that starts it; a recorder of a big cluster commits its appends there.
-await build({
+const worker = await build({
   entryPoints: [join(root, "src", "journal", "write", "writer-worker.ts")],
+  absWorkingDir: root,
   bundle: true,
   format: "cjs",
   platform: "node",
@@ -121,7 +124,13 @@ await build({
   external,
   minify: true,
   ...NAMES,
+  metafile: metaArg !== undefined,
   logLevel: "warning",
 });
+if (metaArg !== undefined) {
+  // Output paths relative to the checkout, as esbuild writes them; each lists its sources' bytes.
+  const outputs = { ...split.metafile.outputs, ...worker.metafile.outputs };
+  writeFileSync(resolve(metaArg), `${JSON.stringify({ outputs })}\n`);
+}
 // Every file here is CommonJS, whatever the package around it declares.
 writeFileSync(join(out, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);

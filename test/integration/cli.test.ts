@@ -17,7 +17,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BATCH } from "../fixtures/journal/append-child";
 import { openJournalView, type JournalView } from "../../src/journal";
-import { buildTools, startSidecar, type BuiltTools, type Sidecar } from "../support/built-cli";
+import { cacheName, chunkDigest } from "../../src/cli/code-cache";
+import { sharedApiServer } from "../apiserver/shared";
+import { until } from "./recorder-support";
+import {
+  buildTools,
+  startKrply,
+  startSidecar,
+  type BuiltTools,
+  type CliRun,
+  type Sidecar,
+} from "../support/built-cli";
 import { writeCliJournal } from "../support/cli-journal";
 import { at } from "../support/journal-fixtures";
 
@@ -279,6 +289,51 @@ function staticGraph(file: string, seen = new Set<string>()): Set<string> {
   return seen;
 }
 
+/** The chunks a run of the built CLI loaded: each one it compiled left its code cache in cacheDir. */
+function loadedChunks(cacheDir: string): string[] {
+  const dir = join(tools.dir, "cli", "chunks");
+  const byCache = new Map(
+    readdirSync(dir)
+      .filter(f => f.endsWith(".js"))
+      .map(f => [cacheName(chunkDigest(readFileSync(join(dir, f)))), f]),
+  );
+  return readdirSync(join(cacheDir, "v8")).map(f => {
+    const chunk = byCache.get(f);
+    if (chunk === undefined) throw new Error(`code cache ${f} matches no chunk of this build`);
+    return chunk;
+  });
+}
+
+/** The source files (relative to the checkout) that put code into these chunks, per esbuild. */
+function sourcesOf(chunks: string[]): Set<string> {
+  const meta = JSON.parse(readFileSync(tools.cliMetafile, "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+  };
+  const out = new Set<string>();
+  for (const [file, o] of Object.entries(meta.outputs)) {
+    if (!chunks.includes(file.split("/").at(-1)!)) continue;
+    for (const [src, i] of Object.entries(o.inputs)) if (i.bytesInOutput > 0) out.add(src);
+  }
+  return out;
+}
+
+/** The chunks a finished run of the built CLI loaded, with a code cache of its own. */
+function chunksOfRun(args: string[]): { run: CliRun; chunks: string[] } {
+  const cache = mkdtempSync(join(tmpdir(), "krply-cli-cache-"));
+  try {
+    const run = tools.krply(args, { KRPLY_CLI_CACHE: cache });
+    return { run, chunks: loadedChunks(cache) };
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
+// Code only queries need: the materializer (object-at, diff, snapshot, timeline), the API server,
+// replay, and the web UI.
+const QUERY_ONLY = ["src/materialize/", "src/api/", "src/replay/", "web/"];
+const queryOnly = (sources: Set<string>) =>
+  [...sources].filter(s => QUERY_ONLY.some(q => s.startsWith(q))).sort();
+
 describe("start-up", () => {
   it("`krply --help` loads no journal, SQLite, zod, YAML or kube client (they load in actions)", () => {
     const loaded = [...staticGraph(join(tools.dir, "cli", "chunks", "main.js"))];
@@ -318,6 +373,76 @@ describe("start-up", () => {
     // undici's index loads all of it; the kube client imports its Agent and request by path.
     for (const marker of ["fetch failed", "CacheStorage", "MockAgent"])
       expect({ marker, found: text.includes(marker) }).toEqual({ marker, found: false });
+  });
+});
+
+describe("a lean recorder", () => {
+  it("`krply record` loads no code only queries need: materialize, the API server, replay, the web UI", async () => {
+    const api = sharedApiServer();
+    const store = join(work, "record-lean.db");
+    const cache = mkdtempSync(join(tmpdir(), "krply-cli-cache-"));
+    const rec = startKrply(
+      tools,
+      ["--store", store, "record", "--kubeconfig", api.kubeconfigs.admin, "-r", "cm,deploy"],
+      { KRPLY_CLI_CACHE: cache },
+    );
+    let recorded: string[];
+    try {
+      await until(
+        "krply record started",
+        () => {
+          if (rec.exited()) throw new Error(`krply record exited: ${rec.output()}`);
+          return rec.output().includes("Ctrl-C stops");
+        },
+        60_000,
+      );
+      // Past the start: both streams listed into the journal, so the write path has run too.
+      await until(
+        "both baselines",
+        () => {
+          const view = openJournalView(store);
+          try {
+            return view.streams().filter(s => s.baselinePresent).length === 2;
+          } finally {
+            view.close();
+          }
+        },
+        30_000,
+        200,
+      );
+      expect(await rec.stop()).toBe(0);
+      // The writer thread's bundle is the recorder's alone, whether or not this run started it.
+      recorded = [...loadedChunks(cache), "writer-worker.js"];
+    } finally {
+      await rec.stop();
+      rmSync(cache, { recursive: true, force: true });
+      rmSync(store, { force: true });
+    }
+    expect(recorded).toEqual(expect.arrayContaining([expect.stringMatching(/^recorder-/)]));
+    const sources = sourcesOf(recorded);
+    expect([...sources].filter(s => s.startsWith("src/watch/")).length).toBeGreaterThan(3);
+    expect(queryOnly(sources)).toEqual([]);
+
+    // Not vacuous: the same account of a query's run finds what it loads of these.
+    const timeline = chunksOfRun(["--store", journal, "timeline", "deploy/web", "-n", "shop"]);
+    expect(timeline.run.status).toBe(0);
+    expect(queryOnly(sourcesOf(timeline.chunks))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^src\/materialize\//)]),
+    );
+    // replay loads its code before it reads the (missing) kubeconfig of the target.
+    const replay = chunksOfRun([
+      "--store",
+      journal,
+      "replay",
+      "dry-run",
+      "none",
+      "--kubeconfig",
+      join(work, "no-kubeconfig"),
+    ]);
+    expect(replay.run.status).not.toBe(0);
+    expect(queryOnly(sourcesOf(replay.chunks))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^src\/replay\//)]),
+    );
   });
 });
 

@@ -8,9 +8,7 @@ import { ApiError } from "../../src/kube/errors";
 import { OBSERVED_LATE, objectAt, snapshot, timeline } from "../../src/materialize";
 import { clusterIdentity } from "../../src/watch/cluster-identity";
 import { Recorder, type RecorderConfig } from "../../src/watch/recorder";
-import { spawn } from "node:child_process";
-import { join } from "node:path";
-import { buildTools, type BuiltTools } from "../support/built-cli";
+import { buildTools, startKrply } from "../support/built-cli";
 import { crdOf } from "../support/crd";
 import { tempJournalPath } from "../support/journal-fixtures";
 import { sharedApiServer } from "../apiserver/shared";
@@ -36,26 +34,6 @@ const cmSpec = (key: StreamKey) => ({
   kind: "ConfigMap",
   path: `/api/v1/namespaces/${key.namespace}/configmaps`,
 });
-
-/** The built `krply record` running until stop() sends it SIGINT, as Ctrl-C does. */
-function startRecord(tools: BuiltTools, args: string[]) {
-  const child = spawn(process.execPath, [join(tools.binDir, "krply"), ...args], {
-    env: { ...process.env, KRPLY_CLI_CACHE: join(tools.dir, "cli-cache") },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.on("data", d => (out += String(d)));
-  child.stderr.on("data", d => (out += String(d)));
-  const exited = new Promise<number | null>(resolve => child.once("exit", code => resolve(code)));
-  return {
-    output: () => out,
-    exited: () => child.exitCode !== null || child.signalCode !== null,
-    stop: async (): Promise<number | null> => {
-      if (child.exitCode === null) child.kill("SIGINT");
-      return exited;
-    },
-  };
-}
 
 describe("coverage that never lies (real API server)", () => {
   const api = sharedApiServer();
@@ -356,7 +334,7 @@ describe("coverage that never lies (real API server)", () => {
     const group = `f${suffix()}.krply.test`;
     const tmp = tempJournalPath("krply-cov-follow-");
     const tools = buildTools();
-    const cli = startRecord(tools, [
+    const cli = startKrply(tools, [
       "--store",
       tmp.path,
       "record",

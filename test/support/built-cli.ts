@@ -17,6 +17,8 @@ export interface CliRun {
 
 export interface BuiltTools {
   dir: string;
+  /** esbuild's metafile of the CLI build: which sources went into which chunk. */
+  cliMetafile: string;
   /** Folder with `krply` and `kubectl-krply` executables (krew naming). */
   binDir: string;
   /** Runs the built krply with args; env is added to process.env. */
@@ -30,9 +32,12 @@ export interface BuiltTools {
 export function buildTools(opts: { api?: boolean } = {}): BuiltTools {
   const dir = join(ROOT, ".cache", `test-build-${process.pid}-${Date.now().toString(36)}`);
   mkdirSync(dir, { recursive: true });
-  execFileSync(process.execPath, [join(ROOT, "scripts", "build-cli.mjs"), join(dir, "cli")], {
-    stdio: "pipe",
-  });
+  const cliMetafile = join(dir, "cli-meta.json");
+  execFileSync(
+    process.execPath,
+    [join(ROOT, "scripts", "build-cli.mjs"), join(dir, "cli"), `--metafile=${cliMetafile}`],
+    { stdio: "pipe" },
+  );
   if (opts.api) {
     buildSync({
       entryPoints: [join(ROOT, "src", "api", "main.ts"), join(ROOT, "src", "api", "worker.ts")],
@@ -68,10 +73,43 @@ export function buildTools(opts: { api?: boolean } = {}): BuiltTools {
   };
   return {
     dir,
+    cliMetafile,
     binDir,
     run,
     krply: (args, env) => run(process.execPath, [join(binDir, "krply"), ...args], env),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface RunningCli {
+  /** What it wrote to stdout and stderr so far. */
+  output(): string;
+  exited(): boolean;
+  /** Sends SIGINT (Ctrl-C) unless it has exited; resolves with its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** The built krply running in the background (`krply record`) until stop() sends it Ctrl-C. */
+export function startKrply(
+  tools: BuiltTools,
+  args: string[],
+  env: Record<string, string> = {},
+): RunningCli {
+  const child = spawn(process.execPath, [join(tools.binDir, "krply"), ...args], {
+    env: { ...process.env, KRPLY_CLI_CACHE: join(tools.dir, "cli-cache"), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", d => (out += String(d)));
+  child.stderr.on("data", d => (out += String(d)));
+  const exited = new Promise<number | null>(resolve => child.once("exit", code => resolve(code)));
+  return {
+    output: () => out,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
+    stop: async (): Promise<number | null> => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
+      return exited;
+    },
   };
 }
 
