@@ -9,6 +9,50 @@ const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 export type CrdPhase = "ADDED" | "MODIFIED" | "DELETED";
 type Named = { metadata?: { name?: string } };
 
+/** A CRD to hand over to the recorder, and how it changed. */
+export interface CrdStep {
+  crd: unknown;
+  phase: CrdPhase;
+}
+
+/**
+ * What a list of every CRD hands over: each listed one (as MODIFIED, since the recorder cannot tell
+ * what changed while nobody watched), then as DELETED each known one the list no longer holds, which
+ * went away while the follower was not watching. `known` becomes the listed set.
+ */
+export function relist(known: Map<string, unknown>, items: readonly unknown[]): CrdStep[] {
+  const steps: CrdStep[] = [];
+  const listed = new Set<string>();
+  for (const crd of items) {
+    const name = (crd as Named).metadata?.name ?? "";
+    listed.add(name);
+    known.set(name, crd);
+    steps.push({ crd, phase: "MODIFIED" });
+  }
+  for (const [name, crd] of [...known]) {
+    if (listed.has(name)) continue;
+    known.delete(name);
+    steps.push({ crd, phase: "DELETED" });
+  }
+  return steps;
+}
+
+/**
+ * What one line of the CRD watch hands over, updating `known`: nothing for a bookmark; an ERROR event
+ * or a line that does not parse throws, because only a relist can tell what the follower missed.
+ */
+export function watchStep(known: Map<string, unknown>, line: string): CrdStep | null {
+  const p = parseWatchLine(line);
+  if (p.type === "BOOKMARK") return null;
+  if (p.type === "malformed" || p.type === "ERROR") {
+    throw new Error(`CRD watch: ${p.type === "ERROR" ? p.status.message : p.error}`);
+  }
+  const name = p.object.metadata.name ?? "";
+  if (p.type === "DELETED") known.delete(name);
+  else known.set(name, p.object);
+  return { crd: p.object, phase: p.type };
+}
+
 /**
  * Follows CustomResourceDefinitions outside the cluster, where no Pepr Reconcile binding exists
  * (`krply record`): list, hand every CRD over, watch from the list's RV, and relist after any
@@ -67,18 +111,7 @@ export class CrdFollower {
       metadata: { resourceVersion: string };
       items: unknown[];
     }>(CRD_PATH, { signal: ac.signal });
-    const listed = new Set<string>();
-    for (const crd of list.items ?? []) {
-      const name = (crd as Named).metadata?.name ?? "";
-      listed.add(name);
-      this.known.set(name, crd);
-      await this.hand(crd, "MODIFIED");
-    }
-    for (const [name, crd] of [...this.known]) {
-      if (listed.has(name)) continue;
-      this.known.delete(name);
-      await this.hand(crd, "DELETED");
-    }
+    for (const step of relist(this.known, list.items ?? [])) await this.hand(step.crd, step.phase);
     healthy();
     if (this.stopped) return;
     const res = await this.client.stream(
@@ -94,15 +127,8 @@ export class CrdFollower {
     try {
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         for (const line of splitter.push(chunk)) {
-          const p = parseWatchLine(line);
-          if (p.type === "BOOKMARK") continue;
-          if (p.type === "malformed" || p.type === "ERROR") {
-            throw new Error(`CRD watch: ${p.type === "ERROR" ? p.status.message : p.error}`);
-          }
-          const name = p.object.metadata.name ?? "";
-          if (p.type === "DELETED") this.known.delete(name);
-          else this.known.set(name, p.object);
-          await this.hand(p.object, p.type);
+          const step = watchStep(this.known, line);
+          if (step) await this.hand(step.crd, step.phase);
         }
       }
     } finally {
