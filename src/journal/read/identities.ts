@@ -96,7 +96,7 @@ export function streamsOfObject(store: Store, objectId: number): string[] {
         .all(...range, objectId) as number[])
     : [];
   return [...new Set(rows)].map(id => {
-    const s = store.registry.streams.get(id);
+    const s = store.registry.knownStream(id);
     if (!s) throw new Error(`object ${objectId} has records on unknown stream ${id}`);
     return s.streamId;
   });

@@ -40,6 +40,21 @@ describe("Registry", () => {
     expect(store.registry.findObject("c", "x.dev", "ConfigMap", "shop", "cfg")).toBeNull();
   });
 
+  it("finds a stream another connection added after this one last read the registry", () => {
+    // A reader (the sidecar, `krply timeline`) reads while the recorder adds a stream: the record it
+    // reads can name a stream its maps do not hold yet, which is not damage.
+    const reader = new Store(db);
+    const writer = new Store(new Database(tmp.path));
+    try {
+      const id = streamIdOf(streamKey("widgets", "example.com", "v1", "shop", "c"));
+      const added = writer.registry.ensureStream(id, "c");
+      expect(reader.registry.streams.get(added.id)).toBeUndefined();
+      expect(reader.registry.streamOf(added.id, 7)).toMatchObject({ id: added.id, streamId: id });
+    } finally {
+      writer.db.close();
+    }
+  });
+
   it("registers a stream once and refuses a record whose cluster is not the stream's", () => {
     const id = streamIdOf(streamKey("deployments", "apps", "v1", "shop", "c"));
     const s = store.registry.ensureStream(id, "c");

@@ -113,11 +113,23 @@ export class Registry {
     return row;
   }
 
-  /** The stream row of a stored record's stream column; a dangling reference is corruption. */
+  /**
+   * The stream row of a stored record's stream column. A reader's maps can miss a stream another
+   * connection added after its last refresh (the writer commits the stream row with, or before, its
+   * first record), so a miss re-reads the registry once; a reference still dangling is corruption.
+   */
   streamOf(id: number, seq: number): StreamRow {
-    const s = this.streams.get(id);
+    const s = this.knownStream(id);
     if (!s) throw new Error(`record ${seq} points at unknown stream ${id}`);
     return s;
+  }
+
+  /** The stream row with this id, re-reading the registry once when the maps do not hold it. */
+  knownStream(id: number): StreamRow | undefined {
+    const s = this.streams.get(id);
+    if (s) return s;
+    this.refreshStreams();
+    return this.streams.get(id);
   }
 
   /** Returns the stream row for an id, registering it (inside the caller's transaction) if new. */

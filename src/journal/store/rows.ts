@@ -122,8 +122,7 @@ export function rowObject(store: Store, row: RecordRow): unknown {
 
 /** Turns a stored row back into the record that was appended (with its ingestSeq). */
 export function decodeRow(store: Store, row: RecordRow, object?: unknown): JournalRecord {
-  const stream = store.registry.streams.get(row.stream);
-  if (!stream) throw new Error(`record ${row.seq} points at unknown stream ${row.stream}`);
+  const stream = store.registry.streamOf(row.stream, row.seq);
   const meta: Meta = row.meta ? (JSON.parse(row.meta) as Meta) : {};
   const rec: JournalRecord = {
     type: TYPE_CODES[row.type],
