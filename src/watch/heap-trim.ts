@@ -30,11 +30,15 @@ export function fullGc(): (() => void) | null {
 }
 
 /**
- * Bytes of LIST answers past which a lean process (leanRecorderHeap) turns V8's optimizing compiler
- * back on and lets its young generation grow: a listing this size is a big cluster, whose event
- * rate, not the memory, sets the bar.
+ * Bytes of LIST answers past which the cluster counts as big: its event rate, not the memory, sets
+ * the bar from then on. A lean process (leanRecorderHeap) turns V8's optimizing compiler back on and
+ * lets its young generation grow, and the supervisor's bigClusterTuning grows the journal's caches
+ * and moves appends to the writer thread. Each of those costs memory (together 70-100 MiB), which a
+ * cluster of 10k ConfigMaps of 4 KiB (38 MiB listed) cannot afford within the recorder's 200 MiB and
+ * does not need: its write rate is far below what the lean recorder takes (docs/benchmarks.md,
+ * recorder). 150k objects (150 MiB or more listed) are big.
  */
-export const OPTIMIZE_AFTER_BYTES = TRIM_EVERY_BYTES;
+export const OPTIMIZE_AFTER_BYTES = 64 * 1024 * 1024;
 
 let lean = false;
 
