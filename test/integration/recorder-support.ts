@@ -1,6 +1,6 @@
 // Shared helpers for the recorder suites: journal readback, polling, and engine setup with fast timings.
 import type { JournalRecord, StreamKey } from "../../src/event";
-import type { Journal, JournalView } from "../../src/journal";
+import type { JournalView } from "../../src/journal";
 import { openJournal } from "../../src/journal";
 import { tempJournalPath } from "../support/journal-fixtures";
 import { KubeClient, loadKubeConfig } from "../../src/kube/client";
