@@ -388,14 +388,7 @@ describe("a lean recorder", () => {
     );
     let recorded: string[];
     try {
-      await until(
-        "krply record started",
-        () => {
-          if (rec.exited()) throw new Error(`krply record exited: ${rec.output()}`);
-          return rec.output().includes("Ctrl-C stops");
-        },
-        60_000,
-      );
+      await rec.recording();
       // Past the start: both streams listed into the journal, so the write path has run too.
       await until(
         "both baselines",

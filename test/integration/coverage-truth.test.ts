@@ -344,14 +344,7 @@ describe("coverage that never lies (real API server)", () => {
       `*.${group}`,
     ]);
     try {
-      await until(
-        "krply record started",
-        () => {
-          if (cli.exited()) throw new Error(`krply record exited: ${cli.output()}`);
-          return cli.output().includes("Ctrl-C stops");
-        },
-        60_000,
-      );
+      await cli.recording();
       // Another process writes the journal: each probe opens a fresh view of what it committed.
       const records = (): JournalRecord[] => {
         const view = openJournalView(tmp.path);

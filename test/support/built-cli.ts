@@ -85,9 +85,17 @@ export interface RunningCli {
   /** What it wrote to stdout and stderr so far. */
   output(): string;
   exited(): boolean;
+  /**
+   * Resolves once `krply record` says it records (its "Ctrl-C stops" line); rejects, with its output,
+   * when it exits first or stays silent for timeoutMs.
+   */
+  recording(timeoutMs?: number): Promise<void>;
   /** Sends SIGINT (Ctrl-C) unless it has exited; resolves with its exit code. */
   stop(): Promise<number | null>;
 }
+
+/** The line `krply record` prints once its streams start (src/cli/commands/record.ts). */
+const RECORDING = "Ctrl-C stops";
 
 /** The built krply running in the background (`krply record`) until stop() sends it Ctrl-C. */
 export function startKrply(
@@ -106,6 +114,33 @@ export function startKrply(
   return {
     output: () => out,
     exited: () => child.exitCode !== null || child.signalCode !== null,
+    recording: (timeoutMs = 60_000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!out.includes(RECORDING)) return;
+          settle();
+          resolve();
+        };
+        const failed = () => {
+          settle();
+          reject(new Error(`krply record exited: ${out}`));
+        };
+        const timer = setTimeout(() => {
+          settle();
+          reject(new Error(`timed out waiting for krply record to start: ${out}`));
+        }, timeoutMs);
+        const settle = () => {
+          clearTimeout(timer);
+          child.stdout.off("data", check);
+          child.stderr.off("data", check);
+          child.off("exit", failed);
+        };
+        child.stdout.on("data", check);
+        child.stderr.on("data", check);
+        child.once("exit", failed);
+        if (child.exitCode !== null || child.signalCode !== null) failed();
+        else check();
+      }),
     stop: async (): Promise<number | null> => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
       return exited;
